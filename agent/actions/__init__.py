@@ -1,0 +1,8 @@
+"""Side effects the agent can take, each behind a human approval."""
+
+from __future__ import annotations
+
+from agent.actions.ledger import Ledger
+from agent.actions.registry import Action, ActionRegistry, ActionResult
+
+__all__ = ("Action", "ActionRegistry", "ActionResult", "Ledger")

@@ -1,0 +1,39 @@
+"""Time and identifiers, injectable so that a turn can be replayed byte for byte in tests."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Protocol
+
+__all__ = ("Clock", "IdFactory", "RandomIds", "SystemClock", "format_timestamp")
+
+
+class Clock(Protocol):
+    def now_ns(self) -> int:
+        """Nanoseconds since the Unix epoch."""
+        ...
+
+
+class SystemClock:
+    def now_ns(self) -> int:
+        return time.time_ns()
+
+
+class IdFactory(Protocol):
+    def new(self, prefix: str) -> str:
+        """A fresh identifier such as ``r_0c1d2e3f4a5b6c7d`` for ``prefix="r"``."""
+        ...
+
+
+class RandomIds:
+    def new(self, prefix: str) -> str:
+        return f"{prefix}_{uuid.uuid4().hex[:16]}"
+
+
+def format_timestamp(ns: int) -> str:
+    """RFC 3339, UTC, microseconds: ``2026-11-30T04:12:59.123456Z``."""
+    seconds, micros = divmod(ns // 1000, 1_000_000)
+    moment = datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=micros)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")

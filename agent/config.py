@@ -1,0 +1,97 @@
+"""The agent's configuration, read from ``HARNESS_*`` environment variables."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import msgspec
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ("AgentConfig", "ConfigError", "LLMConfig", "StubConfig")
+
+
+class ConfigError(ValueError):
+    """A configuration value that cannot be used; the message names the variable."""
+
+
+class StubConfig(msgspec.Struct, frozen=True, kw_only=True):
+    token_delay_ms: float = 15.0
+    """Pause between the stub's tokens (``HARNESS_STUB_TOKEN_DELAY_MS``)."""
+    fail_after_tokens: int | None = None
+    """Fault injection: the stub's stream fails after this many tokens (``HARNESS_STUB_FAIL_AFTER_TOKENS``)."""
+
+
+class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
+    provider: str = "stub"
+    """``stub``, ``openai``, ``anthropic`` or a fallback chain such as ``openai,anthropic``."""
+    base_url: str | None = None
+    """The provider's base URL in the OpenAI style, version path included."""
+    api_key: str | None = None
+    model: str | None = None
+    timeout_s: float = 60.0
+    """Per-request timeout of a real provider (``HARNESS_LLM_TIMEOUT_S``)."""
+    prices_path: Path | None = None
+    """A JSON file of per-model prices that extends the built-in table (``HARNESS_LLM_PRICES``)."""
+
+    @property
+    def providers(self) -> tuple[str, ...]:
+        return tuple(name.strip() for name in self.provider.split(",") if name.strip())
+
+
+class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
+    data_dir: Path = Path(".harness")
+    """Where the embedded SQLite stores live (``HARNESS_DATA_DIR``)."""
+    llm: LLMConfig = msgspec.field(default_factory=LLMConfig)
+    stub: StubConfig = msgspec.field(default_factory=StubConfig)
+    retrieval_k: int = 3
+    """How many passages ``retrieve_context`` hands to the model."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> AgentConfig:
+        env = os.environ if environ is None else environ
+        prices = env.get("HARNESS_LLM_PRICES")
+        return cls(
+            data_dir=Path(env.get("HARNESS_DATA_DIR", ".harness")),
+            llm=LLMConfig(
+                provider=env.get("HARNESS_LLM_PROVIDER", "stub"),
+                base_url=env.get("HARNESS_LLM_BASE_URL") or None,
+                api_key=env.get("HARNESS_LLM_API_KEY") or None,
+                model=env.get("HARNESS_LLM_MODEL") or None,
+                timeout_s=read_float(env, "HARNESS_LLM_TIMEOUT_S", 60.0),
+                prices_path=Path(prices) if prices else None,
+            ),
+            stub=StubConfig(
+                token_delay_ms=read_float(env, "HARNESS_STUB_TOKEN_DELAY_MS", 15.0),
+                fail_after_tokens=read_optional_int(env, "HARNESS_STUB_FAIL_AFTER_TOKENS"),
+            ),
+        )
+
+
+def read_float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {raw!r}") from None
+    if value < 0:
+        raise ConfigError(f"{name} must not be negative, got {raw!r}")
+    return value
+
+
+def read_optional_int(env: Mapping[str, str], name: str) -> int | None:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be an integer, got {raw!r}") from None
+    if value < 0:
+        raise ConfigError(f"{name} must not be negative, got {raw!r}")
+    return value

@@ -1,0 +1,49 @@
+"""Reading a model's structured answer ``{"kind": ..., "text": ...}``, degrading to plain text."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+__all__ = ("ParsedAnswer", "ProposedAction", "parse_answer")
+
+_MODEL_KINDS = frozenset({"answer", "no_answer", "action_proposal"})
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```\s*$")
+
+
+class ProposedAction(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    arguments: dict[str, Any]
+
+
+class ParsedAnswer(msgspec.Struct, frozen=True, kw_only=True):
+    kind: str
+    text: str
+    citations: tuple[str, ...] = ()
+    action: ProposedAction | None = None
+    well_formed: bool = True
+    """False when the model did not answer with the JSON object it was asked for."""
+
+
+def parse_answer(raw: str) -> ParsedAnswer:
+    """The structured answer in ``raw``; invalid JSON becomes a plain-text answer, never an error."""
+    body = _FENCE.sub("", raw.strip())
+    try:
+        value = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return ParsedAnswer(kind="answer", text=raw.strip(), well_formed=False)
+    if not isinstance(value, dict) or not isinstance(value.get("text"), str):
+        return ParsedAnswer(kind="answer", text=raw.strip(), well_formed=False)
+    kind = str(value["kind"]) if value.get("kind") in _MODEL_KINDS else "answer"
+    citations = value.get("citations")
+    cited = tuple(c for c in citations if isinstance(c, str)) if isinstance(citations, list) else ()
+    return ParsedAnswer(kind=kind, text=value["text"], citations=cited, action=_action(value.get("action")))
+
+
+def _action(value: object) -> ProposedAction | None:
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return None
+    arguments = value.get("arguments")
+    return ProposedAction(name=value["name"], arguments=arguments if isinstance(arguments, dict) else {})

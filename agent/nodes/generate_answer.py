@@ -1,0 +1,88 @@
+"""``generate_answer``: the model answers from the retrieved passages, token by token, or proposes an action."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from langgraph.config import get_stream_writer
+
+from agent.instrument import NodeResult
+from agent.knowledge import Passage
+from agent.llm.answer import ParsedAnswer, parse_answer
+from agent.llm.prompts import build_messages
+from agent.llm.types import ChatMessage
+from agent.nodes.model_call import call_model
+from agent.nodes.usage import model_usage
+
+if TYPE_CHECKING:
+    from agent.deps import AgentDeps
+    from agent.state import AgentState, ProposalState
+
+__all__ = ("generate_answer",)
+
+
+class _Draft:
+    """Decides, once the whole answer is in, what it means: an answer, or an action to approve."""
+
+    def __init__(self, deps: AgentDeps) -> None:
+        self._deps = deps
+        self.parsed = ParsedAnswer(kind="answer", text="")
+        self.proposal: ProposalState | None = None
+        self.problem: str | None = None
+
+    def finish(self, raw: str, shown: str) -> str:
+        self.parsed = parse_answer(raw)
+        extra = "" if shown else self.parsed.text
+        if self.parsed.kind == "action_proposal":
+            self._propose()
+        if self.problem:
+            extra += f"{' ' if shown or extra else ''}(I can't do that: {self.problem}.)"
+        return extra
+
+    def _propose(self) -> None:
+        action = self.parsed.action
+        registered = self._deps.actions.get(action.name) if action else None
+        if action is None or registered is None:
+            self.problem = "that is not an action I can take"
+            return
+        self.problem = registered.check(action.arguments)
+        if self.problem is None:
+            self.proposal = {
+                "approval_id": self._deps.ids.new("apv"),
+                "action": action.name,
+                "arguments": action.arguments,
+                "summary": registered.summarize(action.arguments),
+            }
+
+
+async def generate_answer(state: AgentState, deps: AgentDeps) -> NodeResult:
+    passages = [Passage(**p) for p in state.get("passages", [])]
+    history = [ChatMessage(m["role"], m["content"]) for m in state.get("history", [])]  # type: ignore[arg-type]
+    messages = build_messages(state["message"], passages, history)
+    draft = _Draft(deps)
+    with deps.tracer.start_as_current_span("llm.generate") as span:
+        span.set_attribute("llm.model", deps.llm.model)
+        reply = await call_model(deps, messages, get_stream_writer(), draft.finish)
+        span.set_attribute("llm.input_tokens", reply.usage.input_tokens)
+        span.set_attribute("llm.output_tokens", reply.usage.output_tokens)
+        span.set_attribute("llm.well_formed", draft.parsed.well_formed)
+    usage = model_usage(deps, reply.usage.model, reply.usage.input_tokens, reply.usage.output_tokens)
+    update: dict[str, Any] = {
+        "cited": list(draft.parsed.citations),
+        "usage": usage,
+        "proposal": draft.proposal,
+    }
+    if draft.proposal is not None:
+        update["answer"] = {"kind": "action_proposal", "text": reply.text}
+        return NodeResult(update=update, outcome="proposed_action", summary=draft.proposal["summary"])
+    kind = "answer" if draft.parsed.kind == "action_proposal" else draft.parsed.kind
+    update["answer"] = {"kind": kind, "text": reply.text}
+    if draft.problem:
+        return NodeResult(update=update, outcome="action_not_possible", summary=f"action not possible: {draft.problem}")
+    if kind == "no_answer":
+        return NodeResult(update=update, outcome="no_answer", summary="no answer in the knowledge base")
+    cited = len(draft.parsed.citations)
+    summary = f"answered with {cited} citation{'' if cited == 1 else 's'}"
+    return NodeResult(
+        update=update, outcome="answered" if draft.parsed.well_formed else "answered_plain", summary=summary
+    )

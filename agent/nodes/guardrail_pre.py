@@ -1,0 +1,55 @@
+"""``guardrail_pre``: refuse prompt injection, requests for secrets, and messages carrying PII."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent.guardrails import check_input
+from agent.instrument import NodeResult
+from agent.nodes.usage import no_model_usage
+
+if TYPE_CHECKING:
+    from agent.deps import AgentDeps
+    from agent.state import AgentState
+
+__all__ = ("REFUSALS", "guardrail_pre")
+
+REFUSALS = {
+    "prompt_injection": "I can't follow instructions that try to change how I work. Ask me about Nimbus Cloud instead.",
+    "secret_request": "I can't share system instructions, credentials or keys.",
+    "pii_payment_card": "Please don't send card numbers here. Remove the card number and ask again.",
+    "pii_national_id": "Please don't send national identity numbers here. Remove it and ask again.",
+    "pii_bank_account": "Please don't send bank account numbers here. Remove it and ask again.",
+}
+
+
+async def guardrail_pre(state: AgentState, deps: AgentDeps) -> NodeResult:
+    message = state["message"]
+    with deps.tracer.start_as_current_span("guardrail.input") as span:
+        verdict = check_input(message)
+        span.set_attribute("guardrail.allowed", verdict.allowed)
+        if verdict.reason:
+            span.set_attribute("guardrail.reason", verdict.reason)
+    fresh_turn: dict[str, Any] = {
+        "refusal_reason": verdict.reason,
+        "passages": [],
+        "answer": None,
+        "cited": [],
+        "proposal": None,
+        "decision": None,
+        "usage": no_model_usage(deps),
+        "status": None,
+    }
+    if verdict.allowed:
+        return NodeResult(update=fresh_turn, outcome="allowed", summary="message allowed")
+    refusal = REFUSALS[verdict.reason or "prompt_injection"]
+    return NodeResult(
+        update={
+            **fresh_turn,
+            "answer": {"kind": "refusal", "text": refusal},
+            "status": "refused",
+            "history": [{"role": "user", "content": message}, {"role": "assistant", "content": refusal}],
+        },
+        outcome="refused",
+        summary=f"refused: {verdict.reason}",
+    )

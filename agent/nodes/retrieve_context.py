@@ -1,0 +1,29 @@
+"""``retrieve_context``: the top passages of the knowledge base for the message (FTS5, BM25)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.instrument import NodeResult
+
+if TYPE_CHECKING:
+    from agent.deps import AgentDeps
+    from agent.state import AgentState, PassageState
+
+__all__ = ("retrieve_context",)
+
+
+async def retrieve_context(state: AgentState, deps: AgentDeps) -> NodeResult:
+    with deps.tracer.start_as_current_span("retrieval.search") as span:
+        found = deps.knowledge.search(state["message"], deps.retrieval_k)
+        span.set_attribute("retrieval.k", deps.retrieval_k)
+        span.set_attribute("retrieval.doc_ids", [p.doc_id for p in found])
+    passages: list[PassageState] = [
+        {"doc_id": p.doc_id, "title": p.title, "text": p.text, "snippet": p.snippet, "score": p.score} for p in found
+    ]
+    noun = "passage" if len(passages) == 1 else "passages"
+    return NodeResult(
+        update={"passages": passages},
+        outcome="retrieved" if passages else "no_results",
+        summary=f"{len(passages)} {noun} found",
+    )

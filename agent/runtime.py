@@ -1,0 +1,68 @@
+"""Opening the agent: its stores in the data directory, its dependencies, and the compiled graph."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from agent.actions import ActionRegistry, Ledger
+from agent.clock import RandomIds, SystemClock
+from agent.deps import AgentDeps
+from agent.graph import build_graph
+from agent.knowledge import KnowledgeIndex, load_bundled_corpus
+from agent.llm.factory import create_llm_client
+from agent.llm.pricing import PriceTable
+from agent.telemetry import TRACER_NAME, create_tracer_provider
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from agent.clock import Clock, IdFactory
+    from agent.config import AgentConfig
+    from agent.graph import AgentGraph
+    from agent.llm.protocol import LLMClient
+
+__all__ = ("Agent", "open_agent")
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    graph: AgentGraph
+    deps: AgentDeps
+
+
+@asynccontextmanager
+async def open_agent(
+    config: AgentConfig,
+    *,
+    llm: LLMClient | None = None,
+    clock: Clock | None = None,
+    ids: IdFactory | None = None,
+    tracer_provider: TracerProvider | None = None,
+) -> AsyncIterator[Agent]:
+    """The agent on ``config.data_dir``; a paused turn stored there survives closing and reopening."""
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    provider = tracer_provider or create_tracer_provider()
+    ledger = Ledger(config.data_dir / "ledger.sqlite")
+    try:
+        async with AsyncSqliteSaver.from_conn_string(str(config.data_dir / "checkpoints.sqlite")) as saver:
+            deps = AgentDeps(
+                llm=llm or create_llm_client(config),
+                knowledge=KnowledgeIndex(load_bundled_corpus()),
+                actions=ActionRegistry.default(ledger),
+                prices=PriceTable.with_overrides(config.llm.prices_path),
+                tracer=provider.get_tracer(TRACER_NAME),
+                clock=clock or SystemClock(),
+                ids=ids or RandomIds(),
+                retrieval_k=config.retrieval_k,
+            )
+            yield Agent(graph=build_graph(deps, saver), deps=deps)
+    finally:
+        ledger.close()
+        if tracer_provider is None:
+            provider.shutdown()

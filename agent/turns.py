@@ -1,0 +1,37 @@
+"""Running a turn directly on the graph (no HTTP, no event log): for ``harness ask`` and the evals."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from langgraph.types import Command
+
+from agent.response import chat_response
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
+    from agent.runtime import Agent
+    from agent.state import AgentState
+    from contracts import ApprovalDecision, ChatResponse
+
+__all__ = ("resume_turn", "run_turn", "thread_config")
+
+
+def thread_config(session_id: str) -> RunnableConfig:
+    """A session is a LangGraph thread."""
+    return {"configurable": {"thread_id": session_id}}
+
+
+async def run_turn(agent: Agent, message: str, *, session_id: str, run_id: str) -> ChatResponse:
+    turn: AgentState = {"run_id": run_id, "session_id": session_id, "message": message}
+    output = await agent.graph.ainvoke(turn, thread_config(session_id), version="v2")
+    return chat_response(output.value, paused=bool(output.interrupts))
+
+
+async def resume_turn(
+    agent: Agent, *, session_id: str, approval_id: str, decision: ApprovalDecision, comment: str | None = None
+) -> ChatResponse:
+    resume: Command[Any] = Command(resume={"approval_id": approval_id, "decision": decision, "comment": comment})
+    output = await agent.graph.ainvoke(resume, thread_config(session_id), version="v2")
+    return chat_response(output.value, paused=bool(output.interrupts))

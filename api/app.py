@@ -1,0 +1,95 @@
+"""The Litestar application factory."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from litestar import Litestar, Request
+from litestar.di import Provide
+from litestar.middleware.rate_limit import RateLimitConfig
+from litestar.openapi import OpenAPIConfig
+
+from agent.clock import RandomIds, SystemClock
+from agent.runtime import open_agent
+from api.errors import EXCEPTION_HANDLERS
+from api.routes.health import healthz
+from api.routes.runs import cancel_run, get_run, run_events
+from api.routes.spa import index, spa_files
+from api.routes.turns import chat, resume_chat
+from api.runs.registry import RunRegistry
+from api.runs.sqlite_log import SqliteEventLog
+from api.settings import Settings
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from agent.clock import Clock, IdFactory
+    from agent.llm.protocol import LLMClient
+
+__all__ = ("API_VERSION", "create_app")
+
+API_VERSION = "1.0.0"
+_TURN_PATHS = frozenset({"/chat", "/chat/resume"})
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    llm: LLMClient | None = None,
+    clock: Clock | None = None,
+    ids: IdFactory | None = None,
+    tracer_provider: TracerProvider | None = None,
+) -> Litestar:
+    """The app on ``settings`` (default: the environment). The keyword arguments replace parts for tests."""
+    settings = settings or Settings.from_env()
+    clock = clock or SystemClock()
+    ids = ids or RandomIds()
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        async with open_agent(settings.agent, llm=llm, clock=clock, ids=ids, tracer_provider=tracer_provider) as agent:
+            log = SqliteEventLog(settings.agent.data_dir / "events.sqlite", replay_window=settings.replay_window)
+            runs = RunRegistry(agent, log, settings, clock=clock, ids=ids)
+            await runs.open()
+            app.state.runs = runs
+            try:
+                yield
+            finally:
+                await runs.close()
+
+    middleware = []
+    if settings.rate_limit_per_minute > 0:
+        middleware.append(
+            RateLimitConfig(
+                rate_limit=("minute", settings.rate_limit_per_minute), check_throttle_handler=_is_turn_request
+            ).middleware
+        )
+
+    return Litestar(
+        route_handlers=[chat, resume_chat, get_run, run_events, cancel_run, healthz, index, spa_files],
+        dependencies={"runs": Provide(_runs, sync_to_thread=False)},
+        signature_namespace={"RunRegistry": RunRegistry},
+        lifespan=[lifespan],
+        exception_handlers=EXCEPTION_HANDLERS,
+        middleware=middleware,
+        request_max_body_size=settings.max_body_bytes,
+        openapi_config=OpenAPIConfig(
+            title="Agent Harness API",
+            version=API_VERSION,
+            description="An AI agent whose every turn can be watched live. See docs/events.md for the SSE events.",
+            path="/schema",
+        ),
+        debug=False,
+    )
+
+
+def _runs(request: Request[Any, Any, Any]) -> RunRegistry:
+    runs: RunRegistry = request.app.state.runs
+    return runs
+
+
+def _is_turn_request(request: Request[Any, Any, Any]) -> bool:
+    return request.method == "POST" and request.url.path in _TURN_PATHS

@@ -1,0 +1,88 @@
+"""``POST /chat`` and ``POST /chat/resume``: one handler each, answering JSON or SSE from the same run."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from litestar import Request, Response, post
+from litestar.di import NamedDependency
+from litestar.params import JSONBody
+from litestar.response import Stream
+
+from api.exceptions import RunCancelled, TurnFailed
+from api.negotiation import EVENT_STREAM, wants_event_stream
+from api.runs.stream import follow_run
+from contracts import ChatRequest, ChatResponse, ResumeRequest
+
+if TYPE_CHECKING:
+    from api.runs.registry import RunRegistry
+    from api.runs.run import Run
+
+__all__ = ("SSE_HEADERS", "chat", "resume_chat", "sse_response")
+
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+CLIENT_CLOSED_REQUEST = 499
+
+
+@post("/chat", status_code=200, summary="Send a message: one turn of the agent")
+async def chat(
+    data: JSONBody[ChatRequest], request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]
+) -> Response[Any]:
+    run = runs.start_turn(data.message, data.session_id)
+    return await _answer(request, runs, run, after=0)
+
+
+@post("/chat/resume", status_code=200, summary="Approve or reject the action a paused run waits for")
+async def resume_chat(
+    data: JSONBody[ResumeRequest], request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]
+) -> Response[Any]:
+    run, cursor = await runs.resume(data)
+    return await _answer(request, runs, run, after=cursor)
+
+
+def sse_response(runs: RunRegistry, run_id: str, after: int) -> Stream:
+    return Stream(
+        follow_run(runs, run_id, after),
+        media_type=EVENT_STREAM,
+        headers=SSE_HEADERS,
+    )
+
+
+async def _answer(
+    request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry], run: Run, *, after: int
+) -> Response[Any]:
+    if wants_event_stream(request.headers.get("accept")):
+        return sse_response(runs, run.run_id, after)
+    with runs.subscribed(run):
+        settled = asyncio.ensure_future(_settled(run, after))
+        left = asyncio.ensure_future(_disconnected(request))
+        try:
+            await asyncio.wait({settled, left}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            settled.cancel()
+            left.cancel()
+    if not run.settled_after(after):
+        return Response(None, status_code=CLIENT_CLOSED_REQUEST)  # nobody is there to read it
+    return Response(_outcome(run))
+
+
+def _outcome(run: Run) -> ChatResponse:
+    snapshot = run.record.snapshot
+    if snapshot.status in ("failed", "cancelled"):
+        assert snapshot.error is not None, "a run that failed says why"
+        if snapshot.error.code == "cancelled":
+            raise RunCancelled(snapshot.error.message, run_id=run.run_id)
+        raise TurnFailed(snapshot.error.code, snapshot.error.message, run_id=run.run_id)
+    assert snapshot.response is not None, "a settled run has a response"
+    return snapshot.response
+
+
+async def _settled(run: Run, after: int) -> None:
+    while not run.settled_after(after):
+        await run.wait_for_change(60.0)
+
+
+async def _disconnected(request: Request[Any, Any, Any]) -> None:
+    while (await request.receive())["type"] != "http.disconnect":
+        pass

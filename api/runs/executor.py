@@ -1,0 +1,78 @@
+"""Drives one turn (or the rest of a paused one) through the graph and appends its events to the run."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any, cast
+
+from langgraph.types import Command
+
+from agent.events import STREAM_MODES, StreamTranslator
+from agent.llm.errors import LLMError
+from agent.response import chat_response, pending_approval
+from contracts import ErrorInfo, RunStatus
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
+    from agent.runtime import Agent
+    from agent.state import AgentState
+    from api.runs.run import Run
+
+__all__ = ("execute",)
+
+logger = logging.getLogger(__name__)
+
+_CANCEL_MESSAGES = {
+    "cancelled": ("The run was cancelled.", False),
+    "client_disconnected": ("Every client left and none came back within the grace period.", True),
+    "server_shutdown": ("The server shut down while this run was in progress.", True),
+}
+
+
+async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConfig, *, resume: bool) -> None:
+    translator = StreamTranslator()
+    stream_input = Command(resume=graph_input) if resume else graph_input
+    try:
+        async for part in agent.graph.astream(stream_input, config, stream_mode=STREAM_MODES, version="v2"):
+            event = translator.translate(part)
+            if event is not None:
+                run.emit(event)
+        state = await agent.graph.aget_state(config)
+        values = cast("AgentState", state.values)
+        if state.interrupts:
+            approval = pending_approval(values)
+            assert approval is not None, "the graph pauses only for a proposal"
+            run.pause(chat_response(values, paused=True), approval)
+        else:
+            run.complete(chat_response(values, paused=False))
+    except asyncio.CancelledError:
+        reason = run.cancel_reason
+        if reason is None:
+            raise
+        message, retryable = _CANCEL_MESSAGES[reason]
+        status: RunStatus = "failed" if reason == "server_shutdown" else "cancelled"
+        run.fail(
+            ErrorInfo(code=reason, message=message, retryable=retryable, node=translator.running_node),
+            status=status,
+        )
+    except LLMError as exc:
+        run.fail(
+            ErrorInfo(
+                code=exc.code,
+                message=str(exc),
+                retryable=exc.retryable,
+                node=translator.failed_node or translator.running_node,
+            )
+        )
+    except Exception:
+        logger.exception("run %s failed", run.run_id)
+        run.fail(
+            ErrorInfo(
+                code="internal_error",
+                message="The agent failed unexpectedly; the failure is logged on the server.",
+                retryable=False,
+                node=translator.failed_node or translator.running_node,
+            )
+        )

@@ -1,0 +1,90 @@
+"""SSE framing: every event becomes ``id``/``event``/``data`` lines, encoded once into a reused buffer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from contracts import (
+    ENVELOPE_VERSION,
+    CostUpdated,
+    CostUpdatedEvent,
+    ErrorEvent,
+    ErrorInfo,
+    GraphTopology,
+    GraphTopologyEvent,
+    InteractionLogged,
+    InteractionLoggedEvent,
+    NodeCompleted,
+    NodeCompletedEvent,
+    NodeStarted,
+    NodeStartedEvent,
+    Paused,
+    PausedEvent,
+    Snapshot,
+    SnapshotEvent,
+    TokenDelta,
+    TokenDeltaEvent,
+    TurnCompleted,
+    TurnCompletedEvent,
+)
+
+if TYPE_CHECKING:
+    from contracts import Envelope, RunStatus
+
+__all__ = ("HEARTBEAT", "EventPayload", "FrameEncoder", "retry_frame")
+
+HEARTBEAT = b": hb\n\n"
+
+EventPayload = (
+    GraphTopology
+    | NodeStarted
+    | NodeCompleted
+    | TokenDelta
+    | CostUpdated
+    | Paused
+    | InteractionLogged
+    | ErrorInfo
+    | TurnCompleted
+    | Snapshot
+)
+
+_ENVELOPE_OF: dict[type[Any], type[Any]] = {
+    GraphTopology: GraphTopologyEvent,
+    NodeStarted: NodeStartedEvent,
+    NodeCompleted: NodeCompletedEvent,
+    TokenDelta: TokenDeltaEvent,
+    CostUpdated: CostUpdatedEvent,
+    Paused: PausedEvent,
+    InteractionLogged: InteractionLoggedEvent,
+    ErrorInfo: ErrorEvent,
+    TurnCompleted: TurnCompletedEvent,
+    Snapshot: SnapshotEvent,
+}
+
+
+def retry_frame(retry_ms: int) -> bytes:
+    return b"retry: %d\n\n" % retry_ms
+
+
+class FrameEncoder:
+    """Builds the envelope of a payload and its SSE frame in one pass over a reused buffer."""
+
+    def __init__(self) -> None:
+        self._encoder = msgspec.json.Encoder()
+        self._buffer = bytearray()
+
+    def encode(
+        self, payload: EventPayload, *, run_id: str, seq: int, status: RunStatus, at: str, **extra: Any
+    ) -> tuple[str, bytes]:
+        """The event type and the whole frame of ``payload`` as event ``seq`` of ``run_id``."""
+        envelope_class = _ENVELOPE_OF[type(payload)]
+        envelope: Envelope = envelope_class(ENVELOPE_VERSION, run_id, seq, status, at, payload, **extra)
+        kind: str = envelope_class.__struct_config__.tag
+        buffer = self._buffer
+        buffer.clear()
+        buffer += b"id: %s:%d\nevent: %s\ndata: " % (run_id.encode(), seq, kind.encode())
+        self._encoder.encode_into(envelope, buffer, len(buffer))
+        buffer += b"\n\n"
+        return kind, bytes(buffer)

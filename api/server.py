@@ -1,0 +1,52 @@
+"""Running the app under uvicorn, with a shutdown that ends open streams instead of waiting on them.
+
+uvicorn waits for open connections before it runs the lifespan shutdown, and an SSE stream of a run
+paused for a human would keep it waiting forever. On the first signal the registry ends every stream
+and fails every running run with ``server_shutdown``; then uvicorn's own shutdown proceeds.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import uvicorn
+
+from api.app import create_app
+from api.settings import Settings
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from litestar import Litestar
+
+__all__ = ("GracefulServer", "serve")
+
+_GRACEFUL_SHUTDOWN_S = 10
+
+
+class GracefulServer(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config, app: Litestar) -> None:
+        super().__init__(config)
+        self._app = app
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        runs = getattr(self._app.state, "runs", None)
+        if runs is not None:
+            runs.begin_shutdown()
+        super().handle_exit(sig, frame)
+
+
+def serve(*, host: str | None = None, port: int | None = None) -> int:
+    settings = Settings.from_env()
+    app = create_app(settings)
+    config = uvicorn.Config(
+        app,
+        host=host or settings.host,
+        port=settings.port if port is None else port,
+        timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_S,
+        log_level="info",
+    )
+    logging.basicConfig(level=logging.INFO)
+    GracefulServer(config, app).run()
+    return 0

@@ -1,0 +1,62 @@
+"""The service's settings: the ``HARNESS_*`` environment variables of the contract, and a few more."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from agent.config import AgentConfig, ConfigError, read_float, read_optional_int
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ("Settings",)
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    host: str = "127.0.0.1"
+    """Where ``harness serve`` listens (``HARNESS_HOST``)."""
+    port: int = 8000
+    """``HARNESS_PORT``."""
+    heartbeat_s: float = 15.0
+    """SSE heartbeat period during silence (``HARNESS_HEARTBEAT_S``)."""
+    disconnect_grace_s: float = 10.0
+    """How long a running run with no subscriber goes on before it is aborted (``HARNESS_DISCONNECT_GRACE_S``)."""
+    retry_ms: int = 2000
+    """The ``retry:`` hint sent first on every stream (``HARNESS_SSE_RETRY_MS``)."""
+    replay_window: int = 10_000
+    """Events of a run kept for replay besides its topology; older ones answer a ``snapshot``
+    (``HARNESS_REPLAY_WINDOW``)."""
+    max_body_bytes: int = 64 * 1024
+    """Larger request bodies answer 413 (``HARNESS_MAX_BODY_BYTES``)."""
+    rate_limit_per_minute: int = 120
+    """Turns (``POST /chat`` and ``/chat/resume``) a client address may start per minute; 0 turns it off
+    (``HARNESS_RATE_LIMIT_PER_MINUTE``)."""
+    agent: AgentConfig = msgspec.field(default_factory=AgentConfig)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        port = read_optional_int(env, "HARNESS_PORT")
+        if port is not None and not 0 <= port <= 65535:
+            raise ConfigError(f"HARNESS_PORT must be a TCP port, got {port}")
+        window = read_optional_int(env, "HARNESS_REPLAY_WINDOW")
+        if window is not None and window < 1:
+            raise ConfigError(f"HARNESS_REPLAY_WINDOW must be at least 1, got {window}")
+        return cls(
+            host=env.get("HARNESS_HOST", "127.0.0.1"),
+            port=8000 if port is None else port,
+            heartbeat_s=read_float(env, "HARNESS_HEARTBEAT_S", 15.0) or 15.0,
+            disconnect_grace_s=read_float(env, "HARNESS_DISCONNECT_GRACE_S", 10.0),
+            retry_ms=read_optional_int(env, "HARNESS_SSE_RETRY_MS") or 2000,
+            replay_window=window or 10_000,
+            max_body_bytes=read_optional_int(env, "HARNESS_MAX_BODY_BYTES") or 64 * 1024,
+            rate_limit_per_minute=_or_default(read_optional_int(env, "HARNESS_RATE_LIMIT_PER_MINUTE"), 120),
+            agent=AgentConfig.from_env(env),
+        )
+
+
+def _or_default(value: int | None, default: int) -> int:
+    return default if value is None else value

@@ -1,0 +1,229 @@
+"""The SSE event envelope (v1) and the payload of every event type.
+
+Each envelope type is a tagged Struct (tag field ``type``), so ``Envelope`` is a tagged union that
+encodes and decodes in one msgspec pass, and the JSON Schema of every event comes from here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from contracts.ids import RunId, SessionId
+from contracts.responses import ChatResponse, PendingApproval
+from contracts.runs import RunSnapshot, RunStatus
+
+__all__ = (
+    "ENVELOPE_VERSION",
+    "TERMINAL_EVENT_TYPES",
+    "CostUpdated",
+    "CostUpdatedEvent",
+    "Envelope",
+    "ErrorEvent",
+    "ErrorInfo",
+    "EventType",
+    "GraphTopology",
+    "GraphTopologyEvent",
+    "InteractionLogged",
+    "InteractionLoggedEvent",
+    "NodeCompleted",
+    "NodeCompletedEvent",
+    "NodeStarted",
+    "NodeStartedEvent",
+    "Paused",
+    "PausedEvent",
+    "Snapshot",
+    "SnapshotEvent",
+    "TokenDelta",
+    "TokenDeltaEvent",
+    "TopologyEdge",
+    "TopologyNode",
+    "TurnCompleted",
+    "TurnCompletedEvent",
+)
+
+ENVELOPE_VERSION = 1
+
+EventType = Literal[
+    "graph_topology",
+    "node_started",
+    "node_completed",
+    "token_delta",
+    "cost_updated",
+    "paused",
+    "interaction_logged",
+    "error",
+    "turn_completed",
+    "snapshot",
+]
+TERMINAL_EVENT_TYPES: frozenset[str] = frozenset({"turn_completed", "error"})
+
+NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
+Step = Annotated[int, msgspec.Meta(ge=0, description="The graph superstep the node ran in.")]
+Milliseconds = Annotated[float, msgspec.Meta(ge=0)]
+
+
+class TopologyNode(msgspec.Struct, kw_only=True):
+    id: str
+    label: str
+
+
+class TopologyEdge(msgspec.Struct, kw_only=True):
+    source: str
+    target: str
+    conditional: bool
+    """True when a router decides at run time whether this edge is taken."""
+
+
+class GraphTopology(msgspec.Struct, kw_only=True):
+    """The shape of the graph, read from the compiled graph itself."""
+
+    session_id: SessionId
+    nodes: list[TopologyNode]
+    edges: list[TopologyEdge]
+
+
+class NodeStarted(msgspec.Struct, kw_only=True):
+    node: str
+    step: Step
+
+
+class NodeCompleted(msgspec.Struct, kw_only=True):
+    node: str
+    step: Step
+    latency_ms: Milliseconds
+    """The duration of the node's OpenTelemetry span (the same figure as `ChatResponse.trace`)."""
+    outcome: str
+    summary: str
+    """One line a person can read, e.g. `3 passages found`."""
+
+
+class TokenDelta(msgspec.Struct, kw_only=True):
+    """One chunk of the model's answer."""
+
+    delta: str
+    """The raw model chunk (for a structured answer: a piece of its JSON)."""
+    text: str
+    """The increment of the answer's visible text; the concatenation of every `text` is `answer.text`."""
+    finish_reason: str | None
+    """`null` on intermediate chunks; the last chunk of the answer carries it (e.g. `stop`)."""
+    input_tokens: NonNegativeInt
+    """0 on intermediate chunks; the turn's count on the last one."""
+    output_tokens: NonNegativeInt
+    latency_ms: Milliseconds
+    """Cumulative since the model stream opened."""
+    model: str
+    metadata: dict[str, Any]
+    """Provider details safe to show, e.g. `{"provider": "openai", "usage": "estimated"}`."""
+
+
+class CostUpdated(msgspec.Struct, kw_only=True):
+    """Running totals for the turn."""
+
+    model: str
+    input_tokens: NonNegativeInt
+    output_tokens: NonNegativeInt
+    cost_usd: Annotated[float, msgspec.Meta(ge=0)] | None
+    """`null` when the model has no known price."""
+
+
+class Paused(msgspec.Struct, kw_only=True):
+    approval: PendingApproval
+
+
+class InteractionLogged(msgspec.Struct, kw_only=True):
+    interaction_id: str
+
+
+class ErrorInfo(msgspec.Struct, kw_only=True):
+    """Why the run failed or was cancelled."""
+
+    code: str
+    """e.g. `provider_unavailable`, `provider_stream_failed`, `internal_error`, `cancelled`,
+    `client_disconnected`, `server_shutdown`."""
+    message: str
+    retryable: bool
+    """True when sending the same message again may well succeed."""
+    node: str | None
+    """The node that failed, when one did."""
+
+
+class TurnCompleted(msgspec.Struct, kw_only=True):
+    response: ChatResponse
+
+
+class Snapshot(msgspec.Struct, kw_only=True):
+    """Stands in for events that left the replay window."""
+
+    gap: Literal[True]
+    run: RunSnapshot
+
+
+class _EnvelopeBase(msgspec.Struct, tag_field="type", omit_defaults=True):
+    v: Literal[1]
+    """Envelope version. Changes within v1 are additive: ignore unknown fields and event types."""
+    run_id: RunId
+    seq: Annotated[int, msgspec.Meta(ge=1)]
+    """Starts at 1 for each run and rises by exactly 1 per event; `(run_id, seq)` names an event forever."""
+    status: RunStatus
+    """The run's status after this event."""
+    at: str
+    """UTC, RFC 3339 with microseconds."""
+
+
+class GraphTopologyEvent(_EnvelopeBase, tag="graph_topology"):
+    data: GraphTopology
+
+
+class NodeStartedEvent(_EnvelopeBase, tag="node_started"):
+    data: NodeStarted
+
+
+class NodeCompletedEvent(_EnvelopeBase, tag="node_completed"):
+    data: NodeCompleted
+
+
+class TokenDeltaEvent(_EnvelopeBase, tag="token_delta"):
+    data: TokenDelta
+
+
+class CostUpdatedEvent(_EnvelopeBase, tag="cost_updated"):
+    data: CostUpdated
+
+
+class PausedEvent(_EnvelopeBase, tag="paused"):
+    data: Paused
+
+
+class InteractionLoggedEvent(_EnvelopeBase, tag="interaction_logged"):
+    data: InteractionLogged
+
+
+class ErrorEvent(_EnvelopeBase, tag="error"):
+    data: ErrorInfo
+
+
+class TurnCompletedEvent(_EnvelopeBase, tag="turn_completed"):
+    data: TurnCompleted
+    human_wait_ms: Milliseconds | None = None
+    """After a resume: how long the run waited for its human. Outside `data`, so the `ChatResponse` in
+    it stays identical to the JSON path."""
+
+
+class SnapshotEvent(_EnvelopeBase, tag="snapshot"):
+    data: Snapshot
+
+
+Envelope = (
+    GraphTopologyEvent
+    | NodeStartedEvent
+    | NodeCompletedEvent
+    | TokenDeltaEvent
+    | CostUpdatedEvent
+    | PausedEvent
+    | InteractionLoggedEvent
+    | ErrorEvent
+    | TurnCompletedEvent
+    | SnapshotEvent
+)

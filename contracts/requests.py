@@ -1,0 +1,55 @@
+"""Request bodies of ``POST /chat`` and ``POST /chat/resume``.
+
+The Structs reject unknown fields, so a typo in a field name is a 422, not a silently ignored field.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from contracts.ids import RunId, SessionId
+
+__all__ = ("ApprovalDecision", "ChatRequest", "ResumeRequest")
+
+MESSAGE_MAX_CHARS = 4000
+
+ApprovalDecision = Literal["approve", "reject"]
+
+Message = Annotated[
+    str,
+    msgspec.Meta(
+        # 1..MESSAGE_MAX_CHARS characters once surrounding whitespace is trimmed; JSON Schema cannot trim,
+        # so the pattern says it: first and last non-space characters at most 4000 characters apart.
+        pattern=rf"^\s*\S(?:[\s\S]{{0,{MESSAGE_MAX_CHARS - 2}}}\S)?\s*$",
+        description="The user's message: 1 to 4000 characters after surrounding whitespace is trimmed.",
+        examples=["How do I reset my password?"],
+    ),
+]
+
+
+class ChatRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """One user turn."""
+
+    message: Message
+    session_id: SessionId | None = None
+    """The session (conversation) to continue; the server creates one when missing and returns it."""
+
+    def __post_init__(self) -> None:
+        self.message = self.message.strip()
+
+
+class ResumeRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A human's decision on a paused run's pending approval."""
+
+    run_id: RunId
+    approval_id: Annotated[
+        str, msgspec.Meta(min_length=1, max_length=64, description="From `pending_approval.approval_id`.")
+    ]
+    decision: ApprovalDecision
+    comment: Annotated[str, msgspec.Meta(max_length=1000, description="Optional note for the audit trail.")] | (
+        None
+    ) = None
+    session_id: SessionId | None = None
+    """When given, it must be the run's session (else 404)."""

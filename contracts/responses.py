@@ -1,0 +1,98 @@
+"""``ChatResponse``: the JSON contract of ``POST /chat`` and ``POST /chat/resume``.
+
+The same Struct is the ``response`` of the ``turn_completed`` event, so the JSON and the streaming
+paths cannot drift.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from contracts.ids import RunId, SessionId
+
+__all__ = (
+    "Answer",
+    "AnswerKind",
+    "ChatResponse",
+    "Citation",
+    "NodeName",
+    "PendingApproval",
+    "TraceEntry",
+    "TurnStatus",
+    "Usage",
+)
+
+TurnStatus = Literal["completed", "refused", "paused", "rejected"]
+AnswerKind = Literal["answer", "no_answer", "refusal", "action_proposal", "action_result", "action_rejected"]
+NodeName = Literal[
+    "guardrail_pre",
+    "retrieve_context",
+    "generate_answer",
+    "human_approval",
+    "execute_action",
+    "guardrail_post",
+]
+
+NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class Answer(msgspec.Struct, kw_only=True):
+    """What the agent says to the user."""
+
+    kind: AnswerKind
+    """`answer` (grounded in the knowledge base), `no_answer` (nothing relevant found), `refusal`,
+    `action_proposal` (awaiting approval), `action_result` or `action_rejected`."""
+    text: str
+
+
+class Citation(msgspec.Struct, kw_only=True):
+    """A knowledge-base document the answer relies on."""
+
+    doc_id: str
+    title: str
+    snippet: str
+
+
+class PendingApproval(msgspec.Struct, kw_only=True):
+    """An action the agent wants to take, waiting for a human decision."""
+
+    approval_id: str
+    action: str
+    """The action's name, e.g. `issue_refund` or `delete_account`."""
+    summary: str
+    """One human-readable line, e.g. `Refund invoice INV-1001 ($42.00)`."""
+
+
+class TraceEntry(msgspec.Struct, kw_only=True):
+    """One executed graph node; `latency_ms` is the duration of the node's OpenTelemetry span."""
+
+    node: str
+    """One of the graph's nodes (see `NodeName`)."""
+    latency_ms: Annotated[float, msgspec.Meta(ge=0)]
+    outcome: str
+    """What the node decided, e.g. `allowed`, `refused`, `retrieved`, `answered`, `proposed_action`."""
+
+
+class Usage(msgspec.Struct, kw_only=True):
+    """Model usage of the whole turn."""
+
+    model: str
+    input_tokens: NonNegativeInt
+    output_tokens: NonNegativeInt
+    cost_usd: Annotated[float, msgspec.Meta(ge=0)] | None
+    """`null` when the model has no known price (never a made-up 0)."""
+
+
+class ChatResponse(msgspec.Struct, kw_only=True):
+    """The outcome of one turn (or of the part of it before a pause)."""
+
+    session_id: SessionId
+    run_id: RunId
+    status: TurnStatus
+    answer: Answer
+    citations: list[Citation]
+    pending_approval: PendingApproval | None
+    trace: list[TraceEntry]
+    usage: Usage
