@@ -14,6 +14,7 @@ from agent.clock import RandomIds, SystemClock
 from agent.runtime import open_agent
 from api.errors import EXCEPTION_HANDLERS
 from api.routes.health import healthz
+from api.routes.knowledge import get_document
 from api.routes.runs import cancel_run, get_run, run_events
 from api.routes.spa import index, spa_files
 from api.routes.turns import chat, resume_chat
@@ -69,7 +70,7 @@ def create_app(
         )
 
     return Litestar(
-        route_handlers=[chat, resume_chat, get_run, run_events, cancel_run, healthz, index, spa_files],
+        route_handlers=[chat, resume_chat, get_run, run_events, cancel_run, get_document, healthz, index, spa_files],
         dependencies={"runs": Provide(_runs, sync_to_thread=False)},
         signature_namespace={"RunRegistry": RunRegistry},
         lifespan=[lifespan],

@@ -22,6 +22,7 @@ __all__ = (
     "ApiError",
     "ApprovalNotFound",
     "Conflict",
+    "DocumentNotFound",
     "InvalidCursor",
     "NotFound",
     "RunCancelled",
@@ -57,6 +58,11 @@ class RunNotFound(NotFound):
 class ApprovalNotFound(NotFound):
     code = "approval_not_found"
     title = "Approval not found"
+
+
+class DocumentNotFound(NotFound):
+    code = "document_not_found"
+    title = "Document not found"
 
 
 class Conflict(ApiError):

@@ -34,6 +34,7 @@ from contracts.events import (
     TurnCompletedEvent,
 )
 from contracts.ids import RunId, SessionId
+from contracts.knowledge import KnowledgeDocument
 from contracts.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, problem_type
 from contracts.requests import ApprovalDecision, ChatRequest, ResumeRequest
 from contracts.responses import (
@@ -70,6 +71,7 @@ __all__ = (
     "GraphTopologyEvent",
     "InteractionLogged",
     "InteractionLoggedEvent",
+    "KnowledgeDocument",
     "NodeCompleted",
     "NodeCompletedEvent",
     "NodeName",

@@ -3,11 +3,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
+from litestar.testing import AsyncTestClient
 
 from agent.config import AgentConfig, StubConfig
 from api.app import create_app
 from api.settings import Settings
-from litestar.testing import AsyncTestClient
 from tests.support.fakes import FakeClock, SequentialIds
 
 if TYPE_CHECKING:

@@ -45,9 +45,13 @@ async def test_stub_proposes_a_refund_with_the_invoice() -> None:
 async def test_stub_fails_mid_stream_after_n_tokens() -> None:
     stub = StubLLM(StubConfig(token_delay_ms=0, fail_after_tokens=3))
     received = []
-    with pytest.raises(ProviderStreamFailed):
+
+    async def consume() -> None:
         async for chunk in stub.stream(messages_for("How do I reset my password?"), PARAMS):
             received.append(chunk)
+
+    with pytest.raises(ProviderStreamFailed):
+        await consume()
     assert len(received) == 3
     with pytest.raises(ProviderUnavailable):
         await stub.complete(messages_for("How do I reset my password?"), PARAMS)

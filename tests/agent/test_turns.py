@@ -55,7 +55,9 @@ async def test_paused_turn_waits_for_approval_then_executes_the_action(agent: Ag
     assert paused.pending_approval.summary == "Refund invoice INV-1001 ($42.00)"
     assert nodes_of(paused) == ["guardrail_pre", "retrieve_context", "generate_answer"]
 
-    done = await resume_turn(agent, session_id="s_1", approval_id=paused.pending_approval.approval_id, decision="approve")
+    done = await resume_turn(
+        agent, session_id="s_1", approval_id=paused.pending_approval.approval_id, decision="approve"
+    )
 
     assert done.status == "completed"
     assert done.run_id == "r_1"

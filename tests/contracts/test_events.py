@@ -8,7 +8,9 @@ from contracts import Envelope, NodeStarted, NodeStartedEvent, TurnCompletedEven
 
 def test_envelope_is_a_tagged_union_on_type() -> None:
     frame = msgspec.json.encode(
-        NodeStartedEvent(1, "r_1", 2, "running", "2026-11-30T04:12:59.123456Z", NodeStarted(node="guardrail_pre", step=1))
+        NodeStartedEvent(
+            1, "r_1", 2, "running", "2026-11-30T04:12:59.123456Z", NodeStarted(node="guardrail_pre", step=1)
+        )
     )
     assert frame.startswith(b'{"type":"node_started","v":1,"run_id":"r_1","seq":2,')
     assert msgspec.json.decode(frame, type=Envelope) == msgspec.json.decode(frame, type=NodeStartedEvent)

@@ -1,0 +1,21 @@
+"""``GET /kb/{doc_id}``: the knowledge-base document a citation points at."""
+
+from __future__ import annotations
+
+from litestar import get
+from litestar.di import NamedDependency
+from litestar.params import FromPath
+
+from api.exceptions import DocumentNotFound
+from api.runs.registry import RunRegistry
+from contracts import KnowledgeDocument
+
+__all__ = ("get_document",)
+
+
+@get("/kb/{doc_id:str}", summary="A knowledge-base document, as cited by answers")
+async def get_document(doc_id: FromPath[str], runs: NamedDependency[RunRegistry]) -> KnowledgeDocument:
+    document = runs.agent.deps.knowledge.get(doc_id)
+    if document is None:
+        raise DocumentNotFound(f"There is no document {doc_id} in the knowledge base.")
+    return KnowledgeDocument(doc_id=document.doc_id, title=document.title, body=document.body)
