@@ -12,7 +12,7 @@ from agent.llm.prompts import SYSTEM_PROMPT_CANARY
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-__all__ = ("InputVerdict", "OutputVerdict", "check_input", "check_output", "luhn_valid")
+__all__ = ("InputVerdict", "OutputVerdict", "check_input", "check_output", "luhn_valid", "redact")
 
 _INJECTION = [
     re.compile(p, re.IGNORECASE)
@@ -85,6 +85,16 @@ def check_output(text: str, cited: Collection[str], retrieved: Collection[str]) 
     if len(kept) != len(set(cited)):
         return OutputVerdict(outcome="citations_removed", citations=kept, reason="citation_not_retrieved")
     return OutputVerdict(outcome="passed", citations=kept)
+
+
+def redact(text: str) -> str:
+    """``text`` with card numbers, national ids, bank accounts and key-like strings replaced."""
+    text = _CARD_CANDIDATE.sub(
+        lambda m: "[REDACTED CARD]" if luhn_valid(re.sub(r"\D", "", m.group())) else m.group(), text
+    )
+    text = _NATIONAL_ID.sub("[REDACTED ID]", text)
+    text = _IBAN.sub(lambda m: "[REDACTED ACCOUNT]" if _iban_valid(m.group()) else m.group(), text)
+    return _LEAKED_KEY.sub("[REDACTED KEY]", text)
 
 
 def _is_own_credentials_question(message: str) -> bool:

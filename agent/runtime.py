@@ -12,6 +12,7 @@ from agent.actions import ActionRegistry, Ledger
 from agent.clock import RandomIds, SystemClock
 from agent.deps import AgentDeps
 from agent.graph import build_graph
+from agent.interactions import InteractionLog
 from agent.knowledge import KnowledgeIndex, load_bundled_corpus
 from agent.llm.factory import create_llm_client
 from agent.llm.pricing import PriceTable
@@ -34,6 +35,7 @@ __all__ = ("Agent", "open_agent")
 class Agent:
     graph: AgentGraph
     deps: AgentDeps
+    interactions: InteractionLog
 
 
 @asynccontextmanager
@@ -49,6 +51,7 @@ async def open_agent(
     config.data_dir.mkdir(parents=True, exist_ok=True)
     provider = tracer_provider or create_tracer_provider()
     ledger = Ledger(config.data_dir / "ledger.sqlite")
+    interactions = InteractionLog(config.data_dir / "interactions.sqlite")
     try:
         async with AsyncSqliteSaver.from_conn_string(str(config.data_dir / "checkpoints.sqlite")) as saver:
             deps = AgentDeps(
@@ -61,8 +64,9 @@ async def open_agent(
                 ids=ids or RandomIds(),
                 retrieval_k=config.retrieval_k,
             )
-            yield Agent(graph=build_graph(deps, saver), deps=deps)
+            yield Agent(graph=build_graph(deps, saver), deps=deps, interactions=interactions)
     finally:
+        interactions.close()
         ledger.close()
         if tracer_provider is None:
             provider.shutdown()

@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from langgraph.types import Command
 
+from agent.clock import format_timestamp
 from agent.events import STREAM_MODES, StreamTranslator
 from agent.llm.errors import LLMError
 from agent.response import chat_response, pending_approval
-from contracts import ErrorInfo, RunStatus
+from contracts import ErrorInfo, InteractionLogged, RunStatus
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -46,7 +47,12 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
             assert approval is not None, "the graph pauses only for a proposal"
             run.pause(chat_response(values, paused=True), approval)
         else:
-            run.complete(chat_response(values, paused=False))
+            response = chat_response(values, paused=False)
+            interaction_id = await agent.interactions.record(
+                agent.deps.ids.new("int"), values["message"], response, format_timestamp(agent.deps.clock.now_ns())
+            )
+            run.emit(InteractionLogged(interaction_id=interaction_id))
+            run.complete(response)
     except asyncio.CancelledError:
         reason = run.cancel_reason
         if reason is None:

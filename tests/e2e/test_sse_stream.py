@@ -72,7 +72,8 @@ async def test_normal_turn_streams_every_step_then_one_terminal_event(
     assert received[0].raw == b"retry: 2000"
     kinds = types_of(received)
     assert kinds[0] == "graph_topology"
-    assert kinds[-1] == "turn_completed"
+    assert kinds[-2:] == ["interaction_logged", "turn_completed"]
+    assert events(received)[-2].data["data"]["interaction_id"].startswith("int_")
     assert sum(kind in TERMINAL_EVENT_TYPES for kind in kinds) == 1
     assert nodes_started(received) == ["guardrail_pre", "retrieve_context", "generate_answer", "guardrail_post"]
     assert_contiguous(received)

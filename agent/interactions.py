@@ -1,0 +1,67 @@
+"""The interaction log: every finished turn, redacted, in SQLite. No system prompt, no keys, no card numbers."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from agent.guardrails import redact
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from contracts import ChatResponse
+
+__all__ = ("InteractionLog",)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS interactions (
+    interaction_id TEXT PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, session_id TEXT NOT NULL, at TEXT NOT NULL,
+    status TEXT NOT NULL, message TEXT NOT NULL, response BLOB NOT NULL
+);
+"""
+
+
+class InteractionLog:
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    async def record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
+        """Store the turn once (a retried write keeps the first id) and return its interaction id."""
+        return await asyncio.to_thread(self._record, interaction_id, message, response, at)
+
+    def _record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
+        redacted = msgspec.structs.replace(
+            response, answer=msgspec.structs.replace(response.answer, text=redact(response.answer.text))
+        )
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO interactions VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    interaction_id,
+                    response.run_id,
+                    response.session_id,
+                    at,
+                    response.status,
+                    redact(message),
+                    msgspec.json.encode(redacted),
+                ),
+            )
+            row = self._db.execute("SELECT interaction_id FROM interactions WHERE run_id = ?", (response.run_id,))
+            stored: str = row.fetchone()[0]
+        return stored
+
+    def messages(self) -> list[tuple[str, str]]:
+        """``(run_id, message)`` of every stored turn, oldest first."""
+        with self._lock:
+            return list(self._db.execute("SELECT run_id, message FROM interactions ORDER BY at, rowid"))
