@@ -11,7 +11,9 @@ import msgspec
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ("AgentConfig", "ConfigError", "LLMConfig", "StubConfig")
+__all__ = ("PROVIDER_NAMES", "AgentConfig", "ConfigError", "LLMConfig", "ProviderSettings", "StubConfig")
+
+PROVIDER_NAMES = ("anthropic", "local", "openai", "stub")
 
 
 class ConfigError(ValueError):
@@ -25,6 +27,14 @@ class StubConfig(msgspec.Struct, frozen=True, kw_only=True):
     """Fault injection: the stub's stream fails after this many tokens (``HARNESS_STUB_FAIL_AFTER_TOKENS``)."""
 
 
+class ProviderSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """One provider's own settings (``HARNESS_LLM_<NAME>_BASE_URL``, ``_API_KEY``, ``_MODEL``)."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str | None = None
+
+
 class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
     provider: str = "stub"
     """``stub``, ``openai``, ``anthropic`` or a fallback chain such as ``openai,anthropic``."""
@@ -36,10 +46,21 @@ class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
     """Per-request timeout of a real provider (``HARNESS_LLM_TIMEOUT_S``)."""
     prices_path: Path | None = None
     """A JSON file of per-model prices that extends the built-in table (``HARNESS_LLM_PRICES``)."""
+    per_provider: dict[str, ProviderSettings] = msgspec.field(default_factory=dict)
+    """Settings of each provider of a chain; one key is never sent to two vendors."""
 
     @property
     def providers(self) -> tuple[str, ...]:
         return tuple(name.strip() for name in self.provider.split(",") if name.strip())
+
+    def settings_for(self, name: str) -> ProviderSettings:
+        """``name``'s own settings; the shared ``HARNESS_LLM_*`` ones fill in for the first provider only."""
+        own = self.per_provider.get(name, ProviderSettings())
+        if self.providers[:1] != (name,):
+            return own
+        return ProviderSettings(
+            base_url=own.base_url or self.base_url, api_key=own.api_key or self.api_key, model=own.model or self.model
+        )
 
 
 class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,6 +84,15 @@ class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
                 model=env.get("HARNESS_LLM_MODEL") or None,
                 timeout_s=read_float(env, "HARNESS_LLM_TIMEOUT_S", 60.0),
                 prices_path=Path(prices) if prices else None,
+                per_provider={
+                    name: ProviderSettings(
+                        base_url=env.get(f"HARNESS_LLM_{name.upper()}_BASE_URL") or None,
+                        api_key=env.get(f"HARNESS_LLM_{name.upper()}_API_KEY") or None,
+                        model=env.get(f"HARNESS_LLM_{name.upper()}_MODEL") or None,
+                    )
+                    for name in PROVIDER_NAMES
+                    if name != "stub"
+                },
             ),
             stub=StubConfig(
                 token_delay_ms=read_float(env, "HARNESS_STUB_TOKEN_DELAY_MS", 15.0),

@@ -6,6 +6,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from agent.actions import ActionRegistry, Ledger
@@ -14,7 +15,7 @@ from agent.deps import AgentDeps
 from agent.graph import build_graph
 from agent.interactions import InteractionLog
 from agent.knowledge import KnowledgeIndex, load_bundled_corpus
-from agent.llm.factory import create_llm_client
+from agent.llm.factory import close_llm_client, create_llm_client
 from agent.llm.pricing import PriceTable
 from agent.telemetry import TRACER_NAME, create_tracer_provider
 
@@ -53,7 +54,11 @@ async def open_agent(
     ledger = Ledger(config.data_dir / "ledger.sqlite")
     interactions = InteractionLog(config.data_dir / "interactions.sqlite")
     try:
-        async with AsyncSqliteSaver.from_conn_string(str(config.data_dir / "checkpoints.sqlite")) as saver:
+        async with aiosqlite.connect(config.data_dir / "checkpoints.sqlite") as connection:
+            # WAL without a sync per commit: a checkpoint per superstep must not cost an fsync each
+            await connection.execute("PRAGMA journal_mode=WAL")
+            await connection.execute("PRAGMA synchronous=NORMAL")
+            saver = AsyncSqliteSaver(connection)
             deps = AgentDeps(
                 llm=llm or create_llm_client(config),
                 knowledge=KnowledgeIndex(load_bundled_corpus()),
@@ -64,7 +69,11 @@ async def open_agent(
                 ids=ids or RandomIds(),
                 retrieval_k=config.retrieval_k,
             )
-            yield Agent(graph=build_graph(deps, saver), deps=deps, interactions=interactions)
+            try:
+                yield Agent(graph=build_graph(deps, saver), deps=deps, interactions=interactions)
+            finally:
+                if llm is None:
+                    await close_llm_client(deps.llm)
     finally:
         interactions.close()
         ledger.close()

@@ -4,6 +4,9 @@ LLMError                      any provider failure; ``code`` and ``retryable`` g
 ├── ProviderUnavailable       could not get an answer started (connection, 5xx, 429, timeout)
 ├── ProviderStreamFailed      the answer broke off after it had started
 └── ProviderRejected          the provider refused the request (bad key, bad model, 4xx)
+
+The message of every one of them is shown to users in an ``error`` event: it names the provider and what
+went wrong, never a key, an ``Authorization`` header or the prompt.
 """
 
 from __future__ import annotations
@@ -15,9 +18,19 @@ class LLMError(Exception):
     code = "provider_error"
     retryable = True
 
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        """The provider's HTTP status, when the failure was an HTTP answer."""
+
 
 class ProviderUnavailable(LLMError):
     code = "provider_unavailable"
+
+    def __init__(self, message: str, *, status_code: int | None = None, retry_after_s: float | None = None) -> None:
+        super().__init__(message, status_code=status_code)
+        self.retry_after_s = retry_after_s
+        """How long the provider asked us to wait (``Retry-After``), when it said."""
 
 
 class ProviderStreamFailed(LLMError):

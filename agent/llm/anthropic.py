@@ -1,0 +1,131 @@
+"""The ``anthropic`` provider: Anthropic's Messages API over httpx, buffered and streamed.
+
+The Messages API takes the system prompt as a top-level field, wants the conversation to start with a
+user turn and alternate, and has no JSON mode: the system prompt's instruction to answer with a JSON
+object is all the model gets (``params.json_mode`` is accepted and has no further effect).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from agent.llm.anthropic_events import AnthropicUsage, finish_reason, read_events
+from agent.llm.errors import ProviderUnavailable
+from agent.llm.http_transport import ProviderHTTP
+from agent.llm.sse import sse_data
+from agent.llm.types import Completion
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Sequence
+
+    import httpx
+
+    from agent.llm.http_transport import RetryPolicy
+    from agent.llm.types import ChatMessage, Chunk, LLMParams
+
+__all__ = ("ANTHROPIC_VERSION", "DEFAULT_ANTHROPIC_BASE_URL", "DEFAULT_ANTHROPIC_MODEL", "AnthropicClient")
+
+DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
+DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
+ANTHROPIC_VERSION = "2023-06-01"
+_PATH = "/messages"
+
+
+class _Block(msgspec.Struct, frozen=True):
+    type: str
+    text: str | None = None
+
+
+class _MessageBody(msgspec.Struct, frozen=True):
+    content: list[_Block] = msgspec.field(default_factory=list)
+    stop_reason: str | None = None
+    usage: AnthropicUsage = msgspec.field(default_factory=AnthropicUsage)
+
+
+class AnthropicClient:
+    """A streaming and buffered client of one Claude model."""
+
+    provider = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str = DEFAULT_ANTHROPIC_BASE_URL,
+        model: str = DEFAULT_ANTHROPIC_MODEL,
+        timeout_s: float = 60.0,
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._model = model
+        self._http = ProviderHTTP(
+            provider=self.provider,
+            base_url=base_url,
+            headers={"x-api-key": api_key, "anthropic-version": ANTHROPIC_VERSION, "accept": "application/json"},
+            timeout_s=timeout_s,
+            secret=api_key,
+            retry=retry,
+            transport=transport,
+        )
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    async def complete(self, messages: Sequence[ChatMessage], params: LLMParams) -> Completion:
+        raw = await self._http.post_json(_PATH, self._payload(messages, params, stream=False))
+        try:
+            body = msgspec.convert(raw, _MessageBody)
+        except msgspec.ValidationError as exc:
+            raise ProviderUnavailable(f"{self.provider} answered with an unexpected body ({exc})") from None
+        return Completion(
+            text="".join(block.text or "" for block in body.content if block.type == "text"),
+            model=self._model,
+            provider=self.provider,
+            input_tokens=body.usage.all_input_tokens,
+            output_tokens=body.usage.output_tokens or 0,
+            finish_reason=finish_reason(body.stop_reason),
+        )
+
+    async def stream(self, messages: Sequence[ChatMessage], params: LLMParams) -> AsyncIterator[Chunk]:
+        opened = await self._http.open_stream(_PATH, self._payload(messages, params, stream=True))
+        try:
+            async for chunk in read_events(sse_data(opened.lines()), model=self._model, provider=self.provider):
+                yield chunk
+        finally:
+            await opened.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def _payload(self, messages: Sequence[ChatMessage], params: LLMParams, *, stream: bool) -> dict[str, Any]:
+        system = "\n\n".join(m.content for m in messages if m.role == "system")
+        payload: dict[str, Any] = {
+            "model": self._model,
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+            "messages": conversation(messages),
+        }
+        if system:
+            payload["system"] = system
+        if stream:
+            payload["stream"] = True
+        return payload
+
+
+def conversation(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
+    """The non-system messages as the Messages API wants them: starting with the user, roles alternating
+    (consecutive messages of one role are joined)."""
+    turns: list[dict[str, str]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        if turns and turns[-1]["role"] == message.role:
+            turns[-1]["content"] += "\n\n" + message.content
+        else:
+            turns.append({"role": message.role, "content": message.content})
+    if turns and turns[0]["role"] != "user":
+        turns.insert(0, {"role": "user", "content": "(conversation continues)"})
+    return turns

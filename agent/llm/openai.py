@@ -1,0 +1,166 @@
+"""The ``openai`` provider: any OpenAI-compatible ``/chat/completions`` server.
+
+OpenAI, Groq, vLLM, llama.cpp and Ollama all speak it; their differences in the streamed chunks are
+absorbed by ``openai_chunks``. ``base_url`` carries the version path (``https://api.openai.com/v1``).
+
+JSON mode is asked for with ``response_format: {"type": "json_object"}`` and usage in streams with
+``stream_options: {"include_usage": true}``. Some servers reject one of these optional fields; on a 400
+that names it the call is made once more without it, and the client remembers not to send it again
+(a stream without usage gets estimated counts).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from agent.llm.errors import ProviderRejected, ProviderUnavailable
+from agent.llm.estimate import estimate_input_tokens, estimate_output_tokens
+from agent.llm.http_transport import ProviderHTTP
+from agent.llm.openai_chunks import Usage, read_chunks
+from agent.llm.sse import sse_data
+from agent.llm.types import Completion
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Sequence
+
+    import httpx
+
+    from agent.llm.http_transport import OpenStream, RetryPolicy
+    from agent.llm.types import ChatMessage, Chunk, LLMParams
+
+__all__ = ("DEFAULT_OPENAI_BASE_URL", "DEFAULT_OPENAI_MODEL", "OpenAICompatibleClient")
+
+DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+_PATH = "/chat/completions"
+_OPTIONAL_FIELDS = ("response_format", "stream_options")
+
+
+class _Message(msgspec.Struct, frozen=True):
+    content: str | None = None
+
+
+class _Choice(msgspec.Struct, frozen=True):
+    message: _Message = msgspec.field(default_factory=_Message)
+    finish_reason: str | None = None
+
+
+class _CompletionBody(msgspec.Struct, frozen=True):
+    choices: list[_Choice] = msgspec.field(default_factory=list)
+    usage: Usage | None = None
+
+
+class OpenAICompatibleClient:
+    """A streaming and buffered client of one model on one OpenAI-compatible server."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str = DEFAULT_OPENAI_BASE_URL,
+        model: str = DEFAULT_OPENAI_MODEL,
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+        provider: str = "openai",
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.provider = provider
+        self._model = model
+        self._dropped: set[str] = set()
+        headers = {"accept": "application/json"}
+        if api_key:
+            headers["authorization"] = f"Bearer {api_key}"
+        self._http = ProviderHTTP(
+            provider=provider,
+            base_url=base_url,
+            headers=headers,
+            timeout_s=timeout_s,
+            secret=api_key,
+            retry=retry,
+            transport=transport,
+        )
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    async def complete(self, messages: Sequence[ChatMessage], params: LLMParams) -> Completion:
+        while True:
+            payload = self._payload(messages, params, stream=False)
+            try:
+                raw = await self._http.post_json(_PATH, payload)
+                break
+            except ProviderRejected as exc:
+                if not self._drop_rejected_field(exc, payload):
+                    raise
+        try:
+            body = msgspec.convert(raw, _CompletionBody)
+        except msgspec.ValidationError as exc:
+            raise ProviderUnavailable(f"{self.provider} answered with an unexpected body ({exc})") from None
+        if not body.choices:
+            raise ProviderUnavailable(f"{self.provider} answered without a choice")
+        choice = body.choices[0]
+        text = choice.message.content or ""
+        usage = body.usage
+        return Completion(
+            text=text,
+            model=self._model,
+            provider=self.provider,
+            input_tokens=usage.prompt_tokens if usage else estimate_input_tokens(messages),
+            output_tokens=usage.completion_tokens if usage else estimate_output_tokens(text),
+            finish_reason=choice.finish_reason or "stop",
+            usage_estimated=usage is None,
+        )
+
+    async def stream(self, messages: Sequence[ChatMessage], params: LLMParams) -> AsyncIterator[Chunk]:
+        opened = await self._open_stream(messages, params)
+        try:
+            async for chunk in read_chunks(
+                sse_data(opened.lines()),
+                model=self._model,
+                provider=self.provider,
+                estimated_input_tokens=estimate_input_tokens(messages),
+            ):
+                yield chunk
+        finally:
+            await opened.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _open_stream(self, messages: Sequence[ChatMessage], params: LLMParams) -> OpenStream:
+        while True:
+            payload = self._payload(messages, params, stream=True)
+            try:
+                return await self._http.open_stream(_PATH, payload)
+            except ProviderRejected as exc:
+                if not self._drop_rejected_field(exc, payload):
+                    raise
+
+    def _payload(self, messages: Sequence[ChatMessage], params: LLMParams, *, stream: bool) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self._model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+        }
+        if params.json_mode:
+            payload["response_format"] = {"type": "json_object"}
+        if stream:
+            payload["stream"] = True
+            payload["stream_options"] = {"include_usage": True}
+        for name in self._dropped:
+            payload.pop(name, None)
+        return payload
+
+    def _drop_rejected_field(self, exc: ProviderRejected, payload: dict[str, Any]) -> bool:
+        """Whether ``exc`` is a 400 naming an optional field of ``payload``; if so, that field is dropped."""
+        if exc.status_code != 400:
+            return False
+        rejected = next((name for name in _OPTIONAL_FIELDS if name in payload and name in str(exc)), None)
+        if rejected is None:
+            return False
+        self._dropped.add(rejected)
+        return True
