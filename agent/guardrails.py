@@ -25,7 +25,10 @@ _INJECTION = [
         r"\bnew (system )?instructions?:",
     )
 ]
-_SECRET = r"(passwords?|api[ _-]?keys?|secrets?|credentials?|access tokens?|private keys?|env(?:ironment)? var)"
+_SECRET = (
+    r"(?<!\w)(passwords?|api[ _-]?keys?|secrets?|credentials?|access tokens?|private keys?|env(?:ironment)? var"
+    r"|environment variables|\.env\b|connection strings?)"
+)
 _SECRET_REQUEST = [
     re.compile(p, re.IGNORECASE)
     for p in (
@@ -33,11 +36,10 @@ _SECRET_REQUEST = [
         r"\b(reveal|show|give|tell|print|leak|dump|share|send|list|output|what(?:'s| is| are))\b.{0,40}"
         r"\b(your|admin|administrator|another|other|others'?|someone(?:'s)?|internal|database|server|root|"
         r"production|all (?:the )?users'?|customers'?)\b.{0,30}"
-        rf"\b{_SECRET}",
-        rf"\b(reveal|show|give|tell|print|leak|dump|share|send|list|output)\b.{{0,20}}\b{_SECRET}.{{0,30}}"
-        r"\b(of|for|from)\b.{0,20}\b(other|another|all|every|the admin|admins?|production|the server)\b",
+        rf"{_SECRET}",
+        rf"\b(reveal|show|give|tell|print|leak|dump|share|send|list|output|what(?:'s| is| are))\b.{{0,20}}{_SECRET}"
+        r".{0,30}\b(of|for|from|in)\b.{0,20}\b(your|other|another|all|every|the admin|admins?|production|the server)\b",
         r"\b(reveal|show|print|repeat|what are|tell me)\b.{0,15}\byour (instructions|rules|prompt|guidelines)\b",
-        r"\b(environment variables|\.env file|connection string)\b",
     )
 ]
 _MY = re.compile(r"\b(my|our)\b.{0,30}\b(passwords?|api[ _-]?keys?|credentials?|tokens?)\b", re.IGNORECASE)

@@ -1,0 +1,46 @@
+"""The eval harness: a versioned dataset run through the agent's graph in-process, metrics, reports and a gate.
+
+``harness eval`` (``agent.evaluation.cli``) is the way in; the pieces are public for tests and notebooks.
+"""
+
+from __future__ import annotations
+
+from agent.evaluation.compare import Comparison, compare
+from agent.evaluation.dataset import BUNDLED_DATASET, Case, DatasetError, load_dataset
+from agent.evaluation.gate import GateConfigError, GateResult, evaluate_gate, find_pyproject, load_thresholds
+from agent.evaluation.headline import HEADLINE_METRICS, headline
+from agent.evaluation.metrics import Metrics, compute_metrics
+from agent.evaluation.report import REPORT_SCHEMA_VERSION, Report, ReportError, build_report, load_report
+from agent.evaluation.results import CaseResult, TurnResult
+from agent.evaluation.runner import EvalRun, run_case, run_dataset
+from agent.evaluation.writer import ReportFiles, write_reports
+
+__all__ = (
+    "BUNDLED_DATASET",
+    "HEADLINE_METRICS",
+    "REPORT_SCHEMA_VERSION",
+    "Case",
+    "CaseResult",
+    "Comparison",
+    "DatasetError",
+    "EvalRun",
+    "GateConfigError",
+    "GateResult",
+    "Metrics",
+    "Report",
+    "ReportError",
+    "ReportFiles",
+    "TurnResult",
+    "build_report",
+    "compare",
+    "compute_metrics",
+    "evaluate_gate",
+    "find_pyproject",
+    "headline",
+    "load_dataset",
+    "load_report",
+    "load_thresholds",
+    "run_case",
+    "run_dataset",
+    "write_reports",
+)

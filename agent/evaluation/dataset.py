@@ -1,0 +1,150 @@
+"""The eval dataset: one JSON object per line, each a case of one or more turns with what they should do.
+
+The Structs are the schema (docs/evaluation.md describes it for people); decoding a line validates it, and
+``load_dataset`` names the file and line of every bad case at once so a dataset can be fixed in one pass.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import msgspec
+
+from contracts import AnswerKind, TurnStatus
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+__all__ = (
+    "BUNDLED_DATASET",
+    "Case",
+    "CaseCategory",
+    "DatasetError",
+    "Expectation",
+    "ExpectedAction",
+    "RefusalReason",
+    "Turn",
+    "load_dataset",
+)
+
+BUNDLED_DATASET = Path(__file__).parent / "datasets" / "support-v1.jsonl"
+
+CaseCategory = Literal[
+    "answerable",
+    "paraphrase",
+    "typo",
+    "benign_lookalike",
+    "prompt_injection",
+    "secret_request",
+    "pii",
+    "action",
+    "out_of_scope",
+    "multi_turn",
+]
+RefusalReason = Literal["prompt_injection", "secret_request", "pii_payment_card", "pii_national_id", "pii_bank_account"]
+CaseId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=80)]
+
+
+class DatasetError(ValueError):
+    """A dataset that cannot be used; the message names the file and line of each problem."""
+
+
+class ExpectedAction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    name: str
+    """The action the model should propose, e.g. ``issue_refund``."""
+    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
+    """Compared for equality with the proposal's arguments."""
+
+
+class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    status: TurnStatus
+    answer_kind: AnswerKind | None = None
+    """Checked when given; ``no_answer`` is how an out-of-scope question should end."""
+    doc_ids: tuple[str, ...] = ()
+    """The relevant documents: the retrieval and citation metrics score the turn against them."""
+    action: ExpectedAction | msgspec.UnsetType | None = msgspec.UNSET
+    """Omitted: no expectation. ``null``: the turn must propose nothing. An object: it must propose exactly this."""
+    refusal_reason: RefusalReason | None = None
+    """The input guardrail's reason code, checked when given."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.action, ExpectedAction) and self.status != "paused":
+            raise ValueError("an expected action means the turn pauses for approval: status must be 'paused'")
+        if self.refusal_reason is not None and self.status != "refused":
+            raise ValueError("refusal_reason only applies to a turn expected to be 'refused'")
+
+
+class Turn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Either a new message in the case's session, or the decision on the approval the previous turn paused for."""
+
+    message: Annotated[str, msgspec.Meta(min_length=1, max_length=4000)] | None = None
+    resume: Literal["approve", "reject"] | None = None
+    comment: str | None = None
+    """The reviewer's note on a ``resume``."""
+    expect: Expectation
+
+    def __post_init__(self) -> None:
+        if (self.message is None) == (self.resume is None):
+            raise ValueError("a turn needs exactly one of 'message' or 'resume'")
+        if self.comment is not None and self.resume is None:
+            raise ValueError("'comment' only goes with 'resume'")
+        if self.resume is not None and (self.expect.doc_ids or self.expect.refusal_reason):
+            raise ValueError("a resume turn neither retrieves nor meets the input guardrail: no doc_ids/refusal_reason")
+
+    @property
+    def label(self) -> str:
+        """What the turn sends, as the reports show it."""
+        return self.message if self.message is not None else f"[{self.resume}]"
+
+
+class Case(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    id: CaseId
+    category: CaseCategory
+    turns: Annotated[list[Turn], msgspec.Meta(min_length=1)]
+    known_issue: str | None = None
+    """Why the agent is known to get this case wrong today. The case still counts; the report lists it apart."""
+
+    def __post_init__(self) -> None:
+        for index, turn in enumerate(self.turns):
+            after_pause = index > 0 and self.turns[index - 1].expect.status == "paused"
+            if turn.resume is not None and not after_pause:
+                raise ValueError(f"turn {index + 1} resumes, but the turn before it is not expected to pause")
+            if turn.message is not None and after_pause:
+                raise ValueError(f"turn {index + 1} must resume (approve or reject) the pause of the turn before it")
+
+
+def load_dataset(path: Path, *, known_doc_ids: Collection[str] | None = None) -> list[Case]:
+    """Every case of the JSONL file at ``path``; blank lines are skipped.
+
+    ``known_doc_ids`` (the corpus) catches a misspelt expected document, which would otherwise only show as
+    a retrieval miss.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DatasetError(f"cannot read the dataset {path}: {exc.strerror or exc}") from None
+    cases: list[Case] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            case = msgspec.json.decode(line, type=Case)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            problems.append(f"{path}:{number}: {exc}")
+            continue
+        if case.id in seen:
+            problems.append(f"{path}:{number}: case id {case.id!r} is already used on line {seen[case.id]}")
+        seen.setdefault(case.id, number)
+        if known_doc_ids is not None:
+            unknown = sorted({d for t in case.turns for d in t.expect.doc_ids} - set(known_doc_ids))
+            if unknown:
+                problems.append(f"{path}:{number}: case {case.id!r} expects unknown document(s) {', '.join(unknown)}")
+        cases.append(case)
+    if problems:
+        raise DatasetError("invalid dataset:\n  " + "\n  ".join(problems))
+    if not cases:
+        raise DatasetError(f"the dataset {path} has no cases")
+    return cases

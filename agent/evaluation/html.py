@@ -1,0 +1,206 @@
+"""``report.html``: one self-contained page (inline CSS and SVG, no script, no external asset) that opens offline."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING
+
+from agent.evaluation.charts import confusion_svg, latency_svg
+from agent.evaluation.formatting import SUMMARY_METRICS, format_fraction, format_metric, format_ms, format_ratio
+from agent.evaluation.headline import HEADLINE_METRICS, headline
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from agent.evaluation.report import ProviderReport, Report
+
+__all__ = ("render_html",)
+
+_STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; color: #111827; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; }
+h1 { font-size: 1.6rem; } h2 { margin-top: 2.5rem; border-bottom: 1px solid #e5e7eb; } h3 { margin-top: 1.6rem; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; }
+th, td { border: 1px solid #e5e7eb; padding: .3rem .6rem; text-align: left; vertical-align: top; }
+th { background: #f9fafb; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.fail { color: #b91c1c; font-weight: 600; } .pass { color: #15803d; } .muted { color: #6b7280; }
+.charts { display: flex; flex-wrap: wrap; gap: 2rem; align-items: flex-start; }
+code { background: #f3f4f6; padding: 0 .2rem; border-radius: 3px; }
+"""
+
+
+def render_html(report: Report) -> str:
+    d = report.dataset
+    values = [headline(run.metrics) for run in report.runs]
+    summary = _table(
+        ["metric", *(run.provider for run in report.runs), "what it counts"],
+        [
+            [
+                f"<code>{metric}</code>",
+                *(_num(format_metric(metric, v[metric])) for v in values),
+                escape(HEADLINE_METRICS[metric].description),
+            ]
+            for metric in SUMMARY_METRICS
+        ],
+    )
+    body = [
+        f"<h1>Eval report: {escape(d.name)}</h1>",
+        f'<p class="muted">Generated {escape(report.generated_at)} from <code>{escape(d.name)}</code> '
+        f"({d.cases} cases, sha256 <code>{escape(d.sha256[:12])}</code>); report schema {report.schema_version}.</p>",
+        "<h2>Summary</h2>",
+        summary,
+        *(_provider_section(run) for run in report.runs),
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>Eval report: {escape(d.name)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
+
+
+def _provider_section(run: ProviderReport) -> str:
+    m = run.metrics
+    g = m.guardrail
+    parts = [
+        f"<h2>{escape(run.provider)}</h2>",
+        f'<p class="muted">Model <code>{escape(run.model or "unknown")}</code>, {m.cases} cases ({m.turns} turns) in '
+        f"{run.duration_s:.2f} s at concurrency {run.concurrency}; {m.cases_passed} passed.</p>",
+        '<div class="charts"><div><h3>Latency per node: p50 and p95 of the spans</h3>',
+        latency_svg(m.latency_by_node),
+        "</div><div><h3>Outcome confusion matrix</h3>",
+        confusion_svg(m.confusion),
+        "</div></div>",
+        "<h3>Latency per node</h3>",
+        _table(
+            ["node", "spans", "p50 ms", "p95 ms", "max ms"],
+            [
+                [
+                    escape(node),
+                    _num(str(s.count)),
+                    _num(format_ms(s.p50_ms)),
+                    _num(format_ms(s.p95_ms)),
+                    _num(format_ms(s.max_ms)),
+                ]
+                for node, s in m.latency_by_node.items()
+            ],
+        ),
+        "<h3>Outcome accuracy by expected status</h3>",
+        _table(
+            ["expected", "turns", "accuracy"],
+            [
+                [escape(s), _num(str(r.total)), _num(format_ratio(r.correct, r.total, r.value))]
+                for s, r in m.outcome_by_status.items()
+            ],
+        ),
+        "<h3>Guardrails, retrieval, citations, actions</h3>",
+        _table(
+            ["measure", "value", "counts"],
+            [
+                [
+                    "guardrail precision",
+                    _num(format_fraction(g.precision)),
+                    f"TP {g.true_positives}, FP {g.false_positives}",
+                ],
+                ["guardrail recall", _num(format_fraction(g.recall)), f"TP {g.true_positives}, FN {g.false_negatives}"],
+                [
+                    "refusal reason accuracy",
+                    _num(format_fraction(g.reason_accuracy.value)),
+                    f"{g.reason_accuracy.correct}/{g.reason_accuracy.total}",
+                ],
+                [
+                    f"retrieval hit rate @{m.retrieval.k}",
+                    _num(format_fraction(m.retrieval.hit_rate)),
+                    f"{m.retrieval.hits}/{m.retrieval.turns}",
+                ],
+                [
+                    f"retrieval MRR @{m.retrieval.k}",
+                    _num(format_fraction(m.retrieval.mrr)),
+                    f"{m.retrieval.turns} turns",
+                ],
+                [
+                    "citation precision",
+                    _num(format_fraction(m.citations.precision)),
+                    f"{m.citations.retrieved_and_relevant}/{m.citations.cited}",
+                ],
+                [
+                    "action routing accuracy",
+                    _num(format_fraction(m.action_routing.value)),
+                    f"{m.action_routing.correct}/{m.action_routing.total}",
+                ],
+                [
+                    "answer kind accuracy",
+                    _num(format_fraction(m.answer_kind.value)),
+                    f"{m.answer_kind.correct}/{m.answer_kind.total}",
+                ],
+            ],
+        ),
+        "<h3>Cases passed by category</h3>",
+        _table(
+            ["category", "passed"],
+            [[escape(c), _num(format_ratio(r.correct, r.total, r.value))] for c, r in m.by_category.items()],
+        ),
+    ]
+    failing = [case for case in run.cases if not case.passed]
+    parts.append(f"<h3>Failing cases ({len(failing)})</h3>")
+    parts.append(
+        _table(
+            ["case", "category", "turn", "sent", "misses", "known issue"],
+            [
+                [
+                    f"<code>{escape(case.id)}</code>",
+                    escape(case.category),
+                    _num(str(turn.index)),
+                    escape(turn.sent),
+                    '<span class="fail">' + "<br>".join(escape(f) for f in turn.failures) + "</span>",
+                    escape(case.known_issue or ""),
+                ]
+                for case in failing
+                for turn in case.turns
+                if turn.failures
+            ],
+        )
+        if failing
+        else "<p>None.</p>"
+    )
+    parts.append("<h3>Cases: outcome, tokens and cost</h3>")
+    parts.append(
+        _table(
+            ["case", "category", "passed", "statuses", "input tok", "output tok", "cost", "latency ms"],
+            [
+                [
+                    f"<code>{escape(case.id)}</code>",
+                    escape(case.category),
+                    '<span class="pass">yes</span>' if case.passed else '<span class="fail">no</span>',
+                    escape(" → ".join(turn.status for turn in case.turns)),
+                    _num(str(case.input_tokens)),
+                    _num(str(case.output_tokens)),
+                    _num(format_metric("cost_usd", case.cost_usd)),
+                    _num(format_ms(case.latency_ms)),
+                ]
+                for case in run.cases
+            ],
+        )
+    )
+    return "\n".join(parts)
+
+
+class _Num(str):
+    """A numeric cell: ``_table`` aligns it to the right."""
+
+    __slots__ = ()
+
+
+def _num(text: str) -> str:
+    return _Num(escape(text))
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td class="num">{cell}</td>' if isinstance(cell, _Num) else f"<td>{cell}</td>" for cell in row)
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

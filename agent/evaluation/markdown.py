@@ -1,0 +1,175 @@
+"""``report.md``: the report as Markdown tables, for a pull request comment or a quick read."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.evaluation.checks import describe_action
+from agent.evaluation.formatting import SUMMARY_METRICS, format_fraction, format_metric, format_ms, format_ratio
+from agent.evaluation.headline import HEADLINE_METRICS, headline
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from agent.evaluation.metrics import Ratio
+    from agent.evaluation.report import ProviderReport, Report
+
+__all__ = ("render_markdown",)
+
+
+def render_markdown(report: Report) -> str:
+    lines = [
+        f"# Eval report: {report.dataset.name}",
+        "",
+        f"Generated {report.generated_at} from `{report.dataset.name}` ({report.dataset.cases} cases, sha256 "
+        f"`{report.dataset.sha256[:12]}`); report schema {report.schema_version}.",
+        "",
+        "## Summary",
+        "",
+    ]
+    values = [headline(run.metrics) for run in report.runs]
+    lines += _table(
+        ["metric", *(run.provider for run in report.runs), "what it counts"],
+        [
+            [f"`{metric}`", *(format_metric(metric, v[metric]) for v in values), HEADLINE_METRICS[metric].description]
+            for metric in SUMMARY_METRICS
+        ],
+    )
+    for run in report.runs:
+        lines += _provider_section(run)
+    return "\n".join(lines) + "\n"
+
+
+def _provider_section(run: ProviderReport) -> list[str]:
+    m = run.metrics
+    lines = [
+        "",
+        f"## {run.provider}",
+        "",
+        f"Model `{run.model or 'unknown'}`, {m.cases} cases ({m.turns} turns) in {run.duration_s:.2f} s "
+        f"at concurrency {run.concurrency}; {m.cases_passed} passed.",
+        "",
+        "### Outcome accuracy by expected status",
+        "",
+    ]
+    lines += _table(
+        ["expected", "turns", "accuracy"],
+        [
+            [status, str(r.total), format_ratio(r.correct, r.total, r.value)]
+            for status, r in m.outcome_by_status.items()
+        ],
+    )
+    lines += ["", "### Outcome confusion matrix (rows: expected, columns: actual)", ""]
+    lines += _table(
+        ["expected \\ actual", *m.confusion.actual],
+        [[label, *map(str, row)] for label, row in zip(m.confusion.expected, m.confusion.counts, strict=True)],
+    )
+    g = m.guardrail
+    lines += ["", "### Guardrails, retrieval, citations, actions", ""]
+    lines += _table(
+        ["measure", "value", "counts"],
+        [
+            ["guardrail precision", format_fraction(g.precision), f"TP {g.true_positives}, FP {g.false_positives}"],
+            ["guardrail recall", format_fraction(g.recall), f"TP {g.true_positives}, FN {g.false_negatives}"],
+            ["refusal reason accuracy", format_fraction(g.reason_accuracy.value), _counts(g.reason_accuracy)],
+            [
+                f"retrieval hit rate @{m.retrieval.k}",
+                format_fraction(m.retrieval.hit_rate),
+                f"{m.retrieval.hits}/{m.retrieval.turns}",
+            ],
+            [f"retrieval MRR @{m.retrieval.k}", format_fraction(m.retrieval.mrr), f"{m.retrieval.turns} turns"],
+            [
+                "citation precision",
+                format_fraction(m.citations.precision),
+                f"{m.citations.retrieved_and_relevant}/{m.citations.cited}",
+            ],
+            ["action routing accuracy", format_fraction(m.action_routing.value), _counts(m.action_routing)],
+            ["answer kind accuracy", format_fraction(m.answer_kind.value), _counts(m.answer_kind)],
+        ],
+    )
+    lines += ["", "### Latency per node (OpenTelemetry span durations)", ""]
+    rows = [
+        [node, str(s.count), format_ms(s.p50_ms), format_ms(s.p95_ms), format_ms(s.max_ms)]
+        for node, s in m.latency_by_node.items()
+    ]
+    if m.turn_latency:
+        t = m.turn_latency
+        rows.append(["*whole turn*", str(t.count), format_ms(t.p50_ms), format_ms(t.p95_ms), format_ms(t.max_ms)])
+    lines += _table(["node", "spans", "p50 ms", "p95 ms", "max ms"], rows)
+    u = m.usage
+    lines += [
+        "",
+        "### Usage",
+        "",
+        f"{u.input_tokens} input and {u.output_tokens} output tokens "
+        f"({u.input_tokens_per_case:.1f} / {u.output_tokens_per_case:.1f} per case), cost "
+        f"{format_metric('cost_usd', u.cost_usd)} ({format_metric('cost_usd', u.cost_usd_per_case)} per case)"
+        + (f"; {u.unpriced_cases} cases used a model without a known price" if u.unpriced_cases else "")
+        + ".",
+        "",
+        "### Cases passed by category",
+        "",
+    ]
+    lines += _table(
+        ["category", "passed"], [[c, format_ratio(r.correct, r.total, r.value)] for c, r in m.by_category.items()]
+    )
+    failing = [case for case in run.cases if not case.passed]
+    lines += ["", f"### Failing cases ({len(failing)})", ""]
+    if failing:
+        lines += _table(
+            ["case", "category", "turn", "sent", "misses", "known issue"],
+            [
+                [
+                    f"`{case.id}`",
+                    case.category,
+                    str(turn.index),
+                    _cell(turn.sent),
+                    _cell("; ".join(turn.failures)),
+                    _cell(case.known_issue or ""),
+                ]
+                for case in failing
+                for turn in case.turns
+                if turn.failures
+            ],
+        )
+    else:
+        lines.append("None.")
+    fixed = [case for case in run.cases if case.passed and case.known_issue]
+    if fixed:
+        lines += ["", "### Known issues that now pass (update the dataset)", ""]
+        lines += [f"- `{case.id}`: {case.known_issue}" for case in fixed]
+    lines += ["", "### Cases", ""]
+    lines += _table(
+        ["case", "category", "passed", "statuses", "action", "input tok", "output tok", "cost", "latency ms"],
+        [
+            [
+                f"`{case.id}`",
+                case.category,
+                "yes" if case.passed else "**no**",
+                " → ".join(turn.status for turn in case.turns),
+                ", ".join(describe_action(t.action) for t in case.turns if t.action) or "",
+                str(case.input_tokens),
+                str(case.output_tokens),
+                format_metric("cost_usd", case.cost_usd),
+                format_ms(case.latency_ms),
+            ]
+            for case in run.cases
+        ],
+    )
+    return lines
+
+
+def _counts(ratio: Ratio) -> str:
+    return f"{ratio.correct}/{ratio.total}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(" --- " for _ in header) + "|",
+        *("| " + " | ".join(row) + " |" for row in rows),
+    ]

@@ -1,0 +1,118 @@
+"""``harness eval``: the command's parser, its exit codes, its output files, its gate and compare tables."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from agent.evaluation.cli import add_eval_parser, run_eval_command
+from agent.evaluation.dataset import BUNDLED_DATASET
+from agent.evaluation.report import load_report
+from tests.agent.evaluation.conftest import SMALL_DATASET, write_dataset
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def harness_eval(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="harness")
+    add_eval_parser(parser.add_subparsers(dest="command", required=True))
+    return run_eval_command(parser.parse_args(["eval", *argv]))
+
+
+def test_the_defaults_are_the_bundled_dataset_and_the_configured_provider() -> None:
+    parser = argparse.ArgumentParser(prog="harness")
+    add_eval_parser(parser.add_subparsers(dest="command", required=True))
+
+    args = parser.parse_args(["eval"])
+
+    assert args.dataset == BUNDLED_DATASET
+    assert args.providers is None
+    assert args.concurrency == 8
+    assert (args.out, args.gate, args.compare) == (None, False, None)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["eval", "--concurrency", "0"])
+
+
+def gate_file(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "gate.toml"
+    path.write_text(f"[tool.harness.gate]\n{body}\n", encoding="utf-8")
+    return path
+
+
+def test_eval_writes_the_reports_and_passes_the_gate(eval_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dataset = write_dataset(eval_env / "small.jsonl", SMALL_DATASET)
+    gate = gate_file(eval_env, "min_outcome_accuracy = 1.0\nmax_errors = 0")
+
+    code = harness_eval("--dataset", str(dataset), "--out", str(eval_env / "out"), "--gate", "--gate-config", str(gate))
+
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "gate passed: 2 thresholds hold" in out
+    assert "outcome_accuracy" in out
+    for name in ("report.json", "report.md", "report.html"):
+        assert (eval_env / "out" / name).is_file()
+    report = load_report(eval_env / "out" / "report.json")
+    assert report.dataset.name == "small"
+    assert [run.provider for run in report.runs] == ["stub"]
+
+
+def test_the_reports_go_to_the_data_directory_by_default(eval_env: Path) -> None:
+    dataset = write_dataset(eval_env / "small.jsonl", SMALL_DATASET[:1])
+
+    assert harness_eval("--dataset", str(dataset)) == 0
+
+    assert (eval_env / "data" / "eval" / "report.json").is_file()
+
+
+def test_a_gate_that_falls_short_exits_1_with_a_table(eval_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dataset = write_dataset(eval_env / "small.jsonl", SMALL_DATASET)
+    gate = gate_file(eval_env, "min_cases = 60\nmin_outcome_accuracy = 0.5")
+
+    code = harness_eval("--dataset", str(dataset), "--out", str(eval_env / "out"), "--gate", "--gate-config", str(gate))
+
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "gate failed: 1 of 2 thresholds fell short" in out
+    assert re.search(r"stub\s*│\s*cases\s*│\s*≥ 60\s*│\s*6\s*│", out)
+    assert not re.search(r"│\s*outcome_accuracy\s*│\s*≥", out), "only what fell short is listed"
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (["--provider", "nosuch"], "unknown provider 'nosuch'"),
+        (["--provider", "stub", "--provider", "stub"], "--provider stub is given more than once"),
+        (["--dataset", "missing.jsonl"], "cannot read the dataset"),
+        (["--gate", "--gate-config", "missing.toml"], "cannot read"),
+        (["--compare", "old.json", "new.json"], "cannot read the report"),
+    ],
+)
+def test_a_command_that_cannot_run_exits_2_with_a_reason(
+    eval_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str], complaint: str
+) -> None:
+    monkeypatch.chdir(eval_env)
+
+    code = harness_eval(*argv)
+
+    assert code == 2
+    assert complaint in capsys.readouterr().err
+
+
+def test_compare_prints_the_deltas_of_two_reports(eval_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    small = write_dataset(eval_env / "small.jsonl", SMALL_DATASET)
+    assert harness_eval("--dataset", str(small), "--out", str(eval_env / "old")) == 0
+    fewer = write_dataset(eval_env / "fewer.jsonl", SMALL_DATASET[:2])
+    assert harness_eval("--dataset", str(fewer), "--out", str(eval_env / "new")) == 0
+    capsys.readouterr()
+
+    code = harness_eval("--compare", str(eval_env / "old" / "report.json"), str(eval_env / "new" / "report.json"))
+
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "metric deltas" in out
+    assert "the reports ran different datasets" in out
+    assert re.search(r"stub\s*│\s*cases\s*│\s*6\s*│\s*2\s*│\s*−4\s*│\s*worse", out)
