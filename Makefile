@@ -1,16 +1,21 @@
-# Two commands matter: `make serve` and `make test`. Both bootstrap .venv from nothing.
+# The two commands that matter are `make serve` and `make test`; both bootstrap everything from nothing.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
+ASYNCAPI_CHECKER := tests/contracts/asyncapi
+ARTIFACTS := test-artifacts
 
-.PHONY: serve serve-local test lint typecheck unit docs clean
+.PHONY: serve serve-local test lint typecheck docs docs-check unit eval eval-gate fuzz bench chromium clean
 
 serve: $(VENV)/.installed
 	$(BIN)/harness serve
 
-test: $(VENV)/.installed-test
-	$(MAKE) lint typecheck unit
+serve-local: $(VENV)/.installed-local
+	$(BIN)/harness serve --provider local
+
+test: $(VENV)/.installed-test $(ASYNCAPI_CHECKER)/node_modules chromium
+	$(MAKE) lint typecheck docs-check unit eval-gate
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check contracts agent api tests bench
@@ -19,8 +24,34 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+docs: $(VENV)/.installed
+	$(BIN)/harness docs
+
+docs-check: $(VENV)/.installed-test
+	$(BIN)/harness docs --check
+
 unit: $(VENV)/.installed-test
 	$(BIN)/pytest
+
+eval: $(VENV)/.installed
+	$(BIN)/harness eval --out $(ARTIFACTS)/eval
+
+eval-gate: $(VENV)/.installed-test
+	HARNESS_LLM_PROVIDER=stub HARNESS_STUB_TOKEN_DELAY_MS=0 HARNESS_DATA_DIR=$(ARTIFACTS)/eval-data \
+		$(BIN)/harness eval --gate --out $(ARTIFACTS)/eval
+
+fuzz: $(VENV)/.installed-test
+	HARNESS_FUZZ_SEED=$$(date +%s) HARNESS_FUZZ_EXAMPLES=500 $(BIN)/pytest tests/contracts/test_fuzz.py
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python -m bench.stream_throughput
+	$(BIN)/python -m bench.ttft
+
+# Debian's Chromium drives the SPA's end-to-end tests (Playwright cannot download browsers here).
+chromium:
+	@command -v chromium >/dev/null || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+		else echo "!! chromium is missing and this is not root: the browser tests will be skipped (CI fails)"; fi; }
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +61,17 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(PIP) install -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[test]'
+$(VENV)/.installed-local: pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[local]'
 	touch $@ $(VENV)/.installed
 
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[test,local]'
+	touch $@ $(VENV)/.installed $(VENV)/.installed-local
+
+$(ASYNCAPI_CHECKER)/node_modules: $(ASYNCAPI_CHECKER)/package-lock.json
+	npm ci --prefix $(ASYNCAPI_CHECKER) --no-audit --no-fund --loglevel=error
+	touch $@
+
 clean:
-	rm -rf $(VENV) .harness .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .harness .pytest_cache .mypy_cache .ruff_cache $(ARTIFACTS) $(ASYNCAPI_CHECKER)/node_modules

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 import uuid
 from datetime import UTC, datetime
 from typing import Protocol
 
-__all__ = ("Clock", "IdFactory", "RandomIds", "SystemClock", "format_timestamp")
+__all__ = ("Clock", "IdFactory", "RandomIds", "SequentialIds", "SteppingClock", "SystemClock", "format_timestamp")
 
 
 class Clock(Protocol):
@@ -21,6 +22,18 @@ class SystemClock:
         return time.time_ns()
 
 
+class SteppingClock:
+    """A clock for reproducible runs (tests, generated docs): every reading is ``step_ns`` after the last."""
+
+    def __init__(self, start_ns: int = 1_796_000_000_000_000_000, step_ns: int = 1_250_000) -> None:
+        self._now = start_ns
+        self._step = step_ns
+
+    def now_ns(self) -> int:
+        self._now += self._step
+        return self._now
+
+
 class IdFactory(Protocol):
     def new(self, prefix: str) -> str:
         """A fresh identifier such as ``r_0c1d2e3f4a5b6c7d`` for ``prefix="r"``."""
@@ -30,6 +43,17 @@ class IdFactory(Protocol):
 class RandomIds:
     def new(self, prefix: str) -> str:
         return f"{prefix}_{uuid.uuid4().hex[:16]}"
+
+
+class SequentialIds:
+    """Identifiers for reproducible runs: ``r_0001``, ``r_0002``, ..."""
+
+    def __init__(self) -> None:
+        self._counters: dict[str, itertools.count[int]] = {}
+
+    def new(self, prefix: str) -> str:
+        counter = self._counters.setdefault(prefix, itertools.count(1))
+        return f"{prefix}_{next(counter):04d}"
 
 
 def format_timestamp(ns: int) -> str:

@@ -1,10 +1,17 @@
-"""The ``harness`` command: ``serve`` the API, ``ask`` one question in-process, and more."""
+"""The ``harness`` command.
+
+harness serve [--provider local]   the API under uvicorn (HARNESS_* variables; `local` starts the real model)
+harness ask "question"             one turn in-process, printed as its ChatResponse
+harness eval [--gate] ...          the eval dataset through the graph, with reports and the quality gate
+harness docs [--check]             regenerate docs/ (OpenAPI, events.md, JSON Schemas, AsyncAPI)
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -16,29 +23,59 @@ if TYPE_CHECKING:
 
 __all__ = ("main",)
 
+DOCS_DIR = Path(__file__).resolve().parents[1] / "docs"
+
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from agent.evaluation.cli import add_eval_parser, run_eval_command
+
     parser = argparse.ArgumentParser(prog="harness", description="An AI agent whose every turn can be watched live.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve_command = commands.add_parser("serve", help="run the API with uvicorn (honours the HARNESS_* variables)")
     serve_command.add_argument("--host", help="overrides HARNESS_HOST")
     serve_command.add_argument("--port", type=int, help="overrides HARNESS_PORT")
+    serve_command.add_argument(
+        "--provider", help="overrides HARNESS_LLM_PROVIDER; `local` also starts the bundled SmolLM2 model server"
+    )
 
     ask = commands.add_parser("ask", help="run one turn in-process and print its ChatResponse as JSON")
     ask.add_argument("question")
     ask.add_argument("--session", help="continue this session")
+
+    add_eval_parser(commands)
+
+    docs = commands.add_parser("docs", help="regenerate docs/ from the code (OpenAPI, events, schemas, AsyncAPI)")
+    docs.add_argument("--check", action="store_true", help="write nothing; exit 1 if docs/ differs from the code")
+    docs.add_argument("--out", type=Path, default=DOCS_DIR, help="the docs directory (default: the repository's)")
 
     args = parser.parse_args(argv)
     try:
         if args.command == "serve":
             from api.server import serve
 
-            return serve(host=args.host, port=args.port)
+            return serve(host=args.host, port=args.port, provider=args.provider)
+        if args.command == "eval":
+            return run_eval_command(args)
+        if args.command == "docs":
+            return _docs(args.out, check=args.check)
         return asyncio.run(_ask(args.question, args.session))
     except ConfigError as exc:
         print(f"harness: {exc}", file=sys.stderr)
         return 2
+
+
+def _docs(directory: Path, *, check: bool) -> int:
+    from api.docs import stale_docs, write_docs
+
+    if not check:
+        for path in write_docs(directory):
+            print(path)
+        return 0
+    stale = stale_docs(directory)
+    for name in stale:
+        print(f"harness: docs/{name} differs from what the code generates; run `harness docs`", file=sys.stderr)
+    return 1 if stale else 0
 
 
 async def _ask(question: str, session_id: str | None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING, Any
 
 from litestar import Response
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 __all__ = ("EXCEPTION_HANDLERS", "problem_response")
 
 logger = logging.getLogger(__name__)
+
+_REGEX_IN_MESSAGE = re.compile(r"matching regex '.*'$")
 
 _HTTP_CODES = {
     400: ("invalid_body", "Invalid request body"),
@@ -74,9 +77,11 @@ def _validation_error(request: Request[Any, Any, Any], exc: ValidationException)
 def _field_error(item: Any) -> FieldError:
     if not isinstance(item, dict):
         return FieldError(path="$", message=str(item))
-    message = str(item.get("message", "invalid"))
+    message = _REGEX_IN_MESSAGE.sub(
+        "matching the field's `pattern` in the OpenAPI schema", str(item.get("message", "invalid"))
+    )
     key = str(item.get("key") or "")
-    source = str(item.get("source") or "body")
+    source = str(getattr(item.get("source"), "value", item.get("source")) or "body")
     if source != "body":
         return FieldError(path=f"{source}.{key}" if key else source, message=message)
     return FieldError(path="$" if key in ("", "data") else f"$.{key}", message=message)

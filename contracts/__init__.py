@@ -33,6 +33,7 @@ from contracts.events import (
     TurnCompleted,
     TurnCompletedEvent,
 )
+from contracts.health import Health
 from contracts.ids import RunId, SessionId
 from contracts.knowledge import KnowledgeDocument
 from contracts.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, problem_type
@@ -69,6 +70,7 @@ __all__ = (
     "FieldError",
     "GraphTopology",
     "GraphTopologyEvent",
+    "Health",
     "InteractionLogged",
     "InteractionLoggedEvent",
     "KnowledgeDocument",

@@ -72,8 +72,9 @@ class TopologyNode(msgspec.Struct, kw_only=True):
 class TopologyEdge(msgspec.Struct, kw_only=True):
     source: str
     target: str
-    conditional: bool
-    """True when a router decides at run time whether this edge is taken."""
+    conditional: Annotated[
+        bool, msgspec.Meta(description="True when a router decides at run time whether this edge is taken.")
+    ]
 
 
 class GraphTopology(msgspec.Struct, kw_only=True):
@@ -92,30 +93,46 @@ class NodeStarted(msgspec.Struct, kw_only=True):
 class NodeCompleted(msgspec.Struct, kw_only=True):
     node: str
     step: Step
-    latency_ms: Milliseconds
-    """The duration of the node's OpenTelemetry span (the same figure as `ChatResponse.trace`)."""
+    latency_ms: Annotated[
+        Milliseconds,
+        msgspec.Meta(
+            description="The duration of the node's OpenTelemetry span (the same figure as `ChatResponse.trace`)."
+        ),
+    ]
     outcome: str
-    summary: str
-    """One line a person can read, e.g. `3 passages found`."""
+    summary: Annotated[str, msgspec.Meta(description="One line a person can read, e.g. `3 passages found`.")]
 
 
 class TokenDelta(msgspec.Struct, kw_only=True):
     """One chunk of the model's answer."""
 
-    delta: str
-    """The raw model chunk (for a structured answer: a piece of its JSON)."""
-    text: str
-    """The increment of the answer's visible text; the concatenation of every `text` is `answer.text`."""
-    finish_reason: str | None
-    """`null` on intermediate chunks; the last chunk of the answer carries it (e.g. `stop`)."""
-    input_tokens: NonNegativeInt
-    """0 on intermediate chunks; the turn's count on the last one."""
+    delta: Annotated[
+        str, msgspec.Meta(description="The raw model chunk (for a structured answer: a piece of its JSON).")
+    ]
+    text: Annotated[
+        str,
+        msgspec.Meta(
+            description=(
+                "The increment of the answer's visible text; the concatenation of every `text` is `answer.text`."
+            )
+        ),
+    ]
+    finish_reason: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="`null` on intermediate chunks; the last chunk of the answer carries it (e.g. `stop`)."
+        ),
+    ]
+    input_tokens: Annotated[
+        NonNegativeInt, msgspec.Meta(description="0 on intermediate chunks; the turn's count on the last one.")
+    ]
     output_tokens: NonNegativeInt
-    latency_ms: Milliseconds
-    """Cumulative since the model stream opened."""
+    latency_ms: Annotated[Milliseconds, msgspec.Meta(description="Cumulative since the model stream opened.")]
     model: str
-    metadata: dict[str, Any]
-    """Provider details safe to show, e.g. `{"provider": "openai", "usage": "estimated"}`."""
+    metadata: Annotated[
+        dict[str, Any],
+        msgspec.Meta(description='Provider details safe to show, e.g. `{"provider": "openai", "usage": "estimated"}`.'),
+    ]
 
 
 class CostUpdated(msgspec.Struct, kw_only=True):
@@ -124,8 +141,10 @@ class CostUpdated(msgspec.Struct, kw_only=True):
     model: str
     input_tokens: NonNegativeInt
     output_tokens: NonNegativeInt
-    cost_usd: Annotated[float, msgspec.Meta(ge=0)] | None
-    """`null` when the model has no known price."""
+    cost_usd: Annotated[
+        Annotated[float, msgspec.Meta(ge=0)] | None,
+        msgspec.Meta(description="`null` when the model has no known price."),
+    ]
 
 
 class Paused(msgspec.Struct, kw_only=True):
@@ -139,14 +158,18 @@ class InteractionLogged(msgspec.Struct, kw_only=True):
 class ErrorInfo(msgspec.Struct, kw_only=True):
     """Why the run failed or was cancelled."""
 
-    code: str
-    """e.g. `provider_unavailable`, `provider_stream_failed`, `internal_error`, `cancelled`,
-    `client_disconnected`, `server_shutdown`."""
+    code: Annotated[
+        str,
+        msgspec.Meta(
+            description=(
+                "e.g. `provider_unavailable`, `provider_stream_failed`, `internal_error`, `cancelled`, "
+                "`client_disconnected`, `server_shutdown`."
+            )
+        ),
+    ]
     message: str
-    retryable: bool
-    """True when sending the same message again may well succeed."""
-    node: str | None
-    """The node that failed, when one did."""
+    retryable: Annotated[bool, msgspec.Meta(description="True when sending the same message again may well succeed.")]
+    node: Annotated[str | None, msgspec.Meta(description="The node that failed, when one did.")]
 
 
 class TurnCompleted(msgspec.Struct, kw_only=True):
@@ -161,57 +184,98 @@ class Snapshot(msgspec.Struct, kw_only=True):
 
 
 class _EnvelopeBase(msgspec.Struct, tag_field="type", omit_defaults=True):
-    v: Literal[1]
-    """Envelope version. Changes within v1 are additive: ignore unknown fields and event types."""
+    v: Annotated[
+        Literal[1],
+        msgspec.Meta(
+            description="Envelope version. Changes within v1 are additive: ignore unknown fields and event types."
+        ),
+    ]
     run_id: RunId
-    seq: Annotated[int, msgspec.Meta(ge=1)]
-    """Starts at 1 for each run and rises by exactly 1 per event; `(run_id, seq)` names an event forever."""
-    status: RunStatus
-    """The run's status after this event."""
-    at: str
-    """UTC, RFC 3339 with microseconds."""
+    seq: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1,
+            description=(
+                "Starts at 1 for each run and rises by exactly 1 per event; `(run_id, seq)` names an event forever."
+            ),
+        ),
+    ]
+    status: Annotated[RunStatus, msgspec.Meta(description="The run's status after this event.")]
+    at: Annotated[str, msgspec.Meta(description="UTC, RFC 3339 with microseconds.")]
 
 
 class GraphTopologyEvent(_EnvelopeBase, tag="graph_topology"):
+    """Sent first by every run (seq 1) and again at the start of every ``POST /chat/resume`` stream: the graph's
+    nodes and edges, read from the compiled graph."""
+
     data: GraphTopology
 
 
 class NodeStartedEvent(_EnvelopeBase, tag="node_started"):
+    """A graph node began to run."""
+
     data: NodeStarted
 
 
 class NodeCompletedEvent(_EnvelopeBase, tag="node_completed"):
+    """A graph node finished; ``latency_ms`` is its OpenTelemetry span's duration."""
+
     data: NodeCompleted
 
 
 class TokenDeltaEvent(_EnvelopeBase, tag="token_delta"):
+    """A chunk of the model's answer, as it streams. The last one of the answer carries ``finish_reason`` and
+    the turn's token counts."""
+
     data: TokenDelta
 
 
 class CostUpdatedEvent(_EnvelopeBase, tag="cost_updated"):
+    """The turn's running token and cost totals, after each model call."""
+
     data: CostUpdated
 
 
 class PausedEvent(_EnvelopeBase, tag="paused"):
+    """The run waits for a person to approve or reject an action (envelope ``status: waiting``). Not terminal:
+    the stream stays open, with heartbeats, until the decision's events arrive."""
+
     data: Paused
 
 
 class InteractionLoggedEvent(_EnvelopeBase, tag="interaction_logged"):
+    """The finished turn was written, redacted, to the interaction log; sent just before ``turn_completed``."""
+
     data: InteractionLogged
 
 
 class ErrorEvent(_EnvelopeBase, tag="error"):
+    """Terminal. The run failed (``status: failed``) or was cancelled (``status: cancelled``, code ``cancelled``
+    or ``client_disconnected``); no ``turn_completed`` follows."""
+
     data: ErrorInfo
 
 
 class TurnCompletedEvent(_EnvelopeBase, tag="turn_completed"):
+    """Terminal. The turn's ``ChatResponse``, identical to the JSON answer; after a resume the envelope also
+    carries ``human_wait_ms``."""
+
     data: TurnCompleted
-    human_wait_ms: Milliseconds | None = None
-    """After a resume: how long the run waited for its human. Outside `data`, so the `ChatResponse` in
-    it stays identical to the JSON path."""
+    human_wait_ms: Annotated[
+        Milliseconds | None,
+        msgspec.Meta(
+            description=(
+                "After a resume: how long the run waited for its human. Outside `data`, so the `ChatResponse` in it "
+                "stays identical to the JSON path."
+            )
+        ),
+    ] = None
 
 
 class SnapshotEvent(_EnvelopeBase, tag="snapshot"):
+    """Sent on replay instead of events that left the replay window; its ``seq`` is that of the last event it
+    stands for, so the stream stays contiguous."""
+
     data: Snapshot
 
 

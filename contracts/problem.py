@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
 __all__ = ("PROBLEM_MEDIA_TYPE", "FieldError", "Problem", "problem_type")
@@ -17,8 +19,12 @@ def problem_type(code: str) -> str:
 class FieldError(msgspec.Struct, kw_only=True):
     """One failing part of a request."""
 
-    path: str
-    """Where: `$` is the body itself, `$.message` one of its fields, `query.after` a query parameter."""
+    path: Annotated[
+        str,
+        msgspec.Meta(
+            description="Where: `$` is the body itself, `$.message` one of its fields, `query.after` a query parameter."
+        ),
+    ]
     message: str
 
 
@@ -31,7 +37,5 @@ class Problem(msgspec.Struct, kw_only=True, omit_defaults=True):
     code: str
     detail: str
     instance: str | None = None
-    errors: list[FieldError] | None = None
-    """For 422: every failing field."""
-    run_id: str | None = None
-    """For 409 on a busy session: the run that holds it."""
+    errors: Annotated[list[FieldError] | None, msgspec.Meta(description="For 422: every failing field.")] = None
+    run_id: Annotated[str | None, msgspec.Meta(description="For 409 on a busy session: the run that holds it.")] = None

@@ -41,9 +41,15 @@ NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
 class Answer(msgspec.Struct, kw_only=True):
     """What the agent says to the user."""
 
-    kind: AnswerKind
-    """`answer` (grounded in the knowledge base), `no_answer` (nothing relevant found), `refusal`,
-    `action_proposal` (awaiting approval), `action_result` or `action_rejected`."""
+    kind: Annotated[
+        AnswerKind,
+        msgspec.Meta(
+            description=(
+                "`answer` (grounded in the knowledge base), `no_answer` (nothing relevant found), `refusal`, "
+                "`action_proposal` (awaiting approval), `action_result` or `action_rejected`."
+            )
+        ),
+    ]
     text: str
 
 
@@ -59,20 +65,25 @@ class PendingApproval(msgspec.Struct, kw_only=True):
     """An action the agent wants to take, waiting for a human decision."""
 
     approval_id: str
-    action: str
-    """The action's name, e.g. `issue_refund` or `delete_account`."""
-    summary: str
-    """One human-readable line, e.g. `Refund invoice INV-1001 ($42.00)`."""
+    action: Annotated[str, msgspec.Meta(description="The action's name, e.g. `issue_refund` or `delete_account`.")]
+    summary: Annotated[
+        str, msgspec.Meta(description="One human-readable line, e.g. `Refund invoice INV-1001 ($42.00)`.")
+    ]
 
 
 class TraceEntry(msgspec.Struct, kw_only=True):
     """One executed graph node; `latency_ms` is the duration of the node's OpenTelemetry span."""
 
-    node: str
-    """One of the graph's nodes (see `NodeName`)."""
+    node: Annotated[str, msgspec.Meta(description="One of the graph's nodes (see `NodeName`).")]
     latency_ms: Annotated[float, msgspec.Meta(ge=0)]
-    outcome: str
-    """What the node decided, e.g. `allowed`, `refused`, `retrieved`, `answered`, `proposed_action`."""
+    outcome: Annotated[
+        str,
+        msgspec.Meta(
+            description=(
+                "What the node decided, e.g. `allowed`, `refused`, `retrieved`, `answered`, `proposed_action`."
+            )
+        ),
+    ]
 
 
 class Usage(msgspec.Struct, kw_only=True):
@@ -81,8 +92,10 @@ class Usage(msgspec.Struct, kw_only=True):
     model: str
     input_tokens: NonNegativeInt
     output_tokens: NonNegativeInt
-    cost_usd: Annotated[float, msgspec.Meta(ge=0)] | None
-    """`null` when the model has no known price (never a made-up 0)."""
+    cost_usd: Annotated[
+        Annotated[float, msgspec.Meta(ge=0)] | None,
+        msgspec.Meta(description="`null` when the model has no known price (never a made-up 0)."),
+    ]
 
 
 class ChatResponse(msgspec.Struct, kw_only=True):

@@ -28,13 +28,24 @@ class RunSnapshot(msgspec.Struct, kw_only=True):
 
     run_id: RunId
     session_id: SessionId
-    status: RunStatus
-    """`running`, `waiting` (paused for a human), or the final `completed`, `failed` or `cancelled`."""
-    last_seq: Annotated[int, msgspec.Meta(ge=0)]
-    """The `seq` of the newest event in the run's log."""
+    status: Annotated[
+        RunStatus,
+        msgspec.Meta(
+            description=(
+                "`running`, `waiting` (paused for a human), or the final `completed`, `failed` or `cancelled`."
+            )
+        ),
+    ]
+    last_seq: Annotated[int, msgspec.Meta(ge=0, description="The `seq` of the newest event in the run's log.")]
     started_at: str
     updated_at: str
-    response: ChatResponse | None
-    """The latest ChatResponse of the run: the paused one while waiting, the final one when completed."""
+    response: Annotated[
+        ChatResponse | None,
+        msgspec.Meta(
+            description=(
+                "The latest ChatResponse of the run: the paused one while waiting, the final one when completed."
+            )
+        ),
+    ]
     pending_approval: PendingApproval | None
     error: RunError | None

@@ -7,12 +7,30 @@ from litestar.testing import AsyncTestClient
 
 from agent.config import AgentConfig, StubConfig
 from api.app import create_app
+from api.runs.frames import FrameEncoder
 from api.settings import Settings
 from tests.support.fakes import FakeClock, SequentialIds
+from tests.support.frame_schema import frame_problems
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Iterator
     from pathlib import Path
+
+
+@pytest.fixture(autouse=True)
+def every_frame_meets_the_contract(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Check every SSE frame any in-process server encodes in any test against docs/schemas/envelope.json."""
+    problems: list[str] = []
+    encode = FrameEncoder.encode
+
+    def checked(self: FrameEncoder, *args: object, **kwargs: object) -> tuple[str, bytes]:
+        kind, frame = encode(self, *args, **kwargs)  # type: ignore[arg-type]
+        problems.extend(f"{kind}: {problem}" for problem in frame_problems(frame.rstrip(b"\n")))
+        return kind, frame
+
+    monkeypatch.setattr(FrameEncoder, "encode", checked)
+    yield
+    assert not problems, "frames that break the contract:\n" + "\n".join(problems[:20])
 
 
 @pytest.fixture

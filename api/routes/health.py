@@ -4,25 +4,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import msgspec
 from litestar import get
 from litestar.di import NamedDependency
 
 from api.exceptions import ServiceUnavailable
+from api.openapi import problem_responses
+from contracts import Health
 
 if TYPE_CHECKING:
     from api.runs.registry import RunRegistry
 
-__all__ = ("Health", "healthz")
+__all__ = ("healthz",)
 
 
-class Health(msgspec.Struct, kw_only=True):
-    status: str
-    live_runs: int
-    """Runs running or waiting for a human."""
-
-
-@get("/healthz", summary="Whether the service can serve", cache=False)
+@get(
+    "/healthz",
+    operation_id="healthz",
+    summary="Whether the service can serve",
+    cache=False,
+    responses=problem_responses(503),
+)
 async def healthz(runs: NamedDependency[RunRegistry]) -> Health:
     if runs.closing:
         raise ServiceUnavailable("The service is shutting down.")

@@ -7,13 +7,19 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from api.exceptions import DocumentNotFound
+from api.openapi import problem_responses
 from api.runs.registry import RunRegistry
 from contracts import KnowledgeDocument
 
 __all__ = ("get_document",)
 
 
-@get("/kb/{doc_id:str}", summary="A knowledge-base document, as cited by answers")
+@get(
+    "/kb/{doc_id:str}",
+    operation_id="getDocument",
+    summary="A knowledge-base document, as cited by answers",
+    responses=problem_responses(404),
+)
 async def get_document(doc_id: FromPath[str], runs: NamedDependency[RunRegistry]) -> KnowledgeDocument:
     document = runs.agent.deps.knowledge.get(doc_id)
     if document is None:

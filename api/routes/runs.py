@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import re
+import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Annotated
 
 from litestar import Response, get, post
@@ -11,6 +12,7 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from api.exceptions import InvalidCursor
+from api.openapi import EventStreamOperation, RunOperation, problem_responses
 from api.routes.turns import sse_response
 from api.runs.run import Run
 from contracts import RunSnapshot, SessionId
@@ -20,7 +22,8 @@ if TYPE_CHECKING:
 
 __all__ = ("cancel_run", "get_run", "run_events")
 
-_LAST_EVENT_ID = re.compile(r"^(?P<run_id>[A-Za-z0-9_-]+):(?P<seq>\d{1,12})$")
+CANCEL_SETTLE_S = 5.0
+LAST_EVENT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}:[0-9]{1,12}$"
 
 SessionQuery = Annotated[
     SessionId | None,
@@ -28,7 +31,13 @@ SessionQuery = Annotated[
 ]
 
 
-@get("/runs/{run_id:str}", summary="Where a run stands")
+@get(
+    "/runs/{run_id:str}",
+    operation_id="getRun",
+    summary="Where a run stands",
+    operation_class=RunOperation,
+    responses=problem_responses(404, 422),
+)
 async def get_run(
     run_id: FromPath[str], runs: NamedDependency[RunRegistry], session_id: SessionQuery = None
 ) -> RunSnapshot:
@@ -36,42 +45,57 @@ async def get_run(
     return found.snapshot() if isinstance(found, Run) else found.snapshot
 
 
-@get("/runs/{run_id:str}/events", summary="A run's events: replay after the cursor, then the live tail")
+@get(
+    "/runs/{run_id:str}/events",
+    operation_id="streamRunEvents",
+    summary="A run's events: replay after the cursor, then the live tail",
+    operation_class=EventStreamOperation,
+    responses=problem_responses(404, 422),
+)
 async def run_events(
     run_id: FromPath[str],
     runs: NamedDependency[RunRegistry],
     session_id: SessionQuery = None,
     after: Annotated[
-        int | None,
-        QueryParameter(
-            name="after", ge=0, description="Send events with a greater seq (the Last-Event-ID header wins)."
-        ),
-    ] = None,
+        int, QueryParameter(name="after", ge=0, description="Send events with a greater seq; Last-Event-ID wins.")
+    ] = 0,
     last_event_id: Annotated[
         str | None,
-        HeaderParameter(name="Last-Event-ID", description="`<run_id>:<seq>` of the last event received."),
+        HeaderParameter(
+            name="Last-Event-ID",
+            pattern=LAST_EVENT_ID_PATTERN,
+            description="`<run_id>:<seq>` of the last event received from this run.",
+        ),
     ] = None,
 ) -> Stream:
-    found = await runs.get(run_id, session_id)
-    last_seq = found.last_seq if isinstance(found, Run) else found.snapshot.last_seq
-    cursor = _cursor(run_id, after, last_event_id)
-    if cursor > last_seq:
-        raise InvalidCursor(f"The run's newest event is {last_seq}; there is no event {cursor}.")
-    return sse_response(runs, run_id, cursor)
+    await runs.get(run_id, session_id)
+    return sse_response(runs, run_id, _cursor(run_id, after, last_event_id))
 
 
-@post("/runs/{run_id:str}/cancel", status_code=202, summary="Cancel a run")
+@post(
+    "/runs/{run_id:str}/cancel",
+    operation_id="cancelRun",
+    status_code=202,
+    summary="Cancel a run",
+    operation_class=RunOperation,
+    responses=problem_responses(404, 409, 422),
+)
 async def cancel_run(
     run_id: FromPath[str], runs: NamedDependency[RunRegistry], session_id: SessionQuery = None
 ) -> Response[RunSnapshot]:
-    run = runs.cancel(await runs.get(run_id, session_id))
+    found = await runs.get(run_id, session_id)
+    cursor = found.last_seq if isinstance(found, Run) else found.snapshot.last_seq
+    run = runs.cancel(found)
+    with contextlib.suppress(TimeoutError):
+        # the answer shows the run cancelled when its node stops promptly, as it does
+        await asyncio.wait_for(run.wait_settled(cursor), CANCEL_SETTLE_S)
     return Response(run.snapshot(), status_code=202)
 
 
-def _cursor(run_id: str, after: int | None, last_event_id: str | None) -> int:
+def _cursor(run_id: str, after: int, last_event_id: str | None) -> int:
     if last_event_id is None:
-        return after or 0
-    match = _LAST_EVENT_ID.match(last_event_id.strip())
-    if match is None or match["run_id"] != run_id:
-        raise InvalidCursor(f"Last-Event-ID must be `{run_id}:<seq>`, got {last_event_id[:80]!r}.")
-    return int(match["seq"])
+        return after
+    event_run, _, seq = last_event_id.rpartition(":")
+    if event_run != run_id:
+        raise InvalidCursor(f"Last-Event-ID {last_event_id!r} names another run; this is run {run_id}.")
+    return int(seq)

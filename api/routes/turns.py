@@ -12,6 +12,7 @@ from litestar.response import Stream
 
 from api.exceptions import RunCancelled, TurnFailed
 from api.negotiation import EVENT_STREAM, wants_event_stream
+from api.openapi import ResumeOperation, TurnOperation, problem_responses
 from api.runs.stream import follow_run
 from contracts import ChatRequest, ChatResponse, ResumeRequest
 
@@ -25,7 +26,14 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 CLIENT_CLOSED_REQUEST = 499
 
 
-@post("/chat", status_code=200, summary="Send a message: one turn of the agent")
+@post(
+    "/chat",
+    operation_id="chat",
+    status_code=200,
+    summary="Send a message: one turn of the agent",
+    operation_class=TurnOperation,
+    responses=problem_responses(409, 413, 422, 429, 500, 502, 503),
+)
 async def chat(
     data: JSONBody[ChatRequest], request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]
 ) -> Response[Any]:
@@ -33,7 +41,14 @@ async def chat(
     return await _answer(request, runs, run, after=0)
 
 
-@post("/chat/resume", status_code=200, summary="Approve or reject the action a paused run waits for")
+@post(
+    "/chat/resume",
+    operation_id="resumeChat",
+    status_code=200,
+    summary="Approve or reject the action a paused run waits for",
+    operation_class=ResumeOperation,
+    responses=problem_responses(404, 409, 413, 422, 429, 500, 502, 503),
+)
 async def resume_chat(
     data: JSONBody[ResumeRequest], request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]
 ) -> Response[Any]:
@@ -55,7 +70,7 @@ async def _answer(
     if wants_event_stream(request.headers.get("accept")):
         return sse_response(runs, run.run_id, after)
     with runs.subscribed(run):
-        settled = asyncio.ensure_future(_settled(run, after))
+        settled = asyncio.ensure_future(run.wait_settled(after))
         left = asyncio.ensure_future(_disconnected(request))
         try:
             await asyncio.wait({settled, left}, return_when=asyncio.FIRST_COMPLETED)
@@ -76,11 +91,6 @@ def _outcome(run: Run) -> ChatResponse:
         raise TurnFailed(snapshot.error.code, snapshot.error.message, run_id=run.run_id)
     assert snapshot.response is not None, "a settled run has a response"
     return snapshot.response
-
-
-async def _settled(run: Run, after: int) -> None:
-    while not run.settled_after(after):
-        await run.wait_for_change(60.0)
 
 
 async def _disconnected(request: Request[Any, Any, Any]) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from agent.clock import format_timestamp
 from api.runs.records import RunRecord, StoredEvent, trim_point
 from contracts import (
@@ -57,6 +59,7 @@ class Run:
         self.task: asyncio.Task[None] | None = None
         self.cancel_reason: str | None = None
         self.grace_timer: asyncio.TimerHandle | None = None
+        self._published = self._current_snapshot()
 
     @property
     def run_id(self) -> str:
@@ -75,6 +78,10 @@ class Run:
         return self.status in ("completed", "failed", "cancelled")
 
     def snapshot(self) -> RunSnapshot:
+        """The run as its committed events show it: never a status whose event is not durable yet."""
+        return self._published
+
+    def _current_snapshot(self) -> RunSnapshot:
         snapshot = self.record.snapshot
         return RunSnapshot(
             run_id=snapshot.run_id,
@@ -157,6 +164,10 @@ class Run:
 
     def committed(self, seq: int) -> None:
         self.committed_seq = seq
+        if seq >= self.last_seq:
+            self._published = self._current_snapshot()
+        else:
+            self._published = msgspec.structs.replace(self._published, last_seq=seq)
         self.wake()
 
     def wake(self) -> None:
@@ -181,6 +192,11 @@ class Run:
         after = max(cursor, trim_point(committed, self._window))
         start = 1 + after + 1 - self._events[1].seq
         return self._events[start : start + committed - after]
+
+    async def wait_settled(self, after: int) -> None:
+        """Return once an outcome (``paused`` or terminal) after ``after`` is committed."""
+        while not self.settled_after(after):
+            await self.wait_for_change(60.0)
 
     def settled_after(self, cursor: int) -> bool:
         """Whether an outcome (``paused`` or terminal) after ``cursor`` is committed."""

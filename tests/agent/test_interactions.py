@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 
 
 def test_redact_removes_cards_ids_accounts_and_keys_but_keeps_the_rest() -> None:
-    text = "Card 4111 1111 1111 1111, SSN 123-45-6789, IBAN DE89 3704 0044 0532 0130 00, key sk-abcdefghijklmnopqrstu, INV-1001"
-    assert (
-        redact(text) == "Card [REDACTED CARD], SSN [REDACTED ID], IBAN [REDACTED ACCOUNT], key [REDACTED KEY], INV-1001"
+    text = "Card 4111 1111 1111 1111, SSN 123-45-6789, IBAN DE89 3704 0044 0532 0130 00, key sk-abcdefghijklmnopqrstu"
+    assert redact(text + ", INV-1001") == (
+        "Card [REDACTED CARD], SSN [REDACTED ID], IBAN [REDACTED ACCOUNT], key [REDACTED KEY], INV-1001"
     )
 
 

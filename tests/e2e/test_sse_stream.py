@@ -232,18 +232,20 @@ async def test_last_event_id_replays_byte_identical_frames_without_gap_or_duplic
     assert [f.raw for f in everything] == [f.raw for f in original]
 
 
-async def test_bad_cursors_are_422(serve: Callable[..., LiveServer], settings: Settings) -> None:
+async def test_malformed_cursors_are_422(serve: Callable[..., LiveServer], settings: Settings) -> None:
     server = serve(settings)
     async with httpx.AsyncClient(base_url=server.url) as client:
         run_id = (await client.post("/chat", json=PASSWORD)).json()["run_id"]
         wrong_run = await client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": "r_other:3"})
         garbage = await client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": "nonsense"})
-        future = await client.get(f"/runs/{run_id}/events", params={"after": 10_000})
         negative = await client.get(f"/runs/{run_id}/events", params={"after": -1})
+        future = await client.get(f"/runs/{run_id}/events", params={"after": 10_000})
 
-    for response in (wrong_run, garbage, future, negative):
+    for response in (wrong_run, garbage, negative):
         assert response.status_code == 422
         assert response.headers["content-type"] == "application/problem+json"
+    assert future.status_code == 200
+    assert future.content == b"retry: 2000\n\n", "nothing comes after the end of a finished run"
 
 
 async def test_cursor_older_than_the_replay_window_gets_a_snapshot(

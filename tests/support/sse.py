@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from tests.support.frame_schema import frame_problems
+
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
@@ -57,4 +59,6 @@ async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
         buffer += chunk
         while b"\n\n" in buffer:
             raw, buffer = buffer.split(b"\n\n", 1)
+            problems = frame_problems(raw)
+            assert not problems, f"a frame breaks the contract: {problems}"
             yield Frame(raw)

@@ -1,0 +1,244 @@
+"""The OpenAPI 3.1 document. Litestar generates it from the routes; the contract Structs give its schemas.
+
+Litestar describes the operations (paths, parameters, bodies, statuses). What it cannot say alone is
+added here, next to nothing else: a 200 that is JSON *or* an SSE stream (operation classes the routes
+opt into), and component schemas exactly as msgspec validates them, so the document and the behaviour
+agree (``additionalProperties: false`` where unknown fields are rejected, the same patterns and bounds).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, get_args
+
+import msgspec
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.openapi.spec import (
+    Example,
+    Link,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    Operation,
+    Reference,
+    RequestBody,
+)
+
+from api.negotiation import EVENT_STREAM
+from api.openapi_examples import (
+    CHAT_REQUEST_EXAMPLES,
+    CHAT_RESPONSE_EXAMPLES,
+    EVENT_STREAM_EXAMPLE,
+    PROBLEM_EXAMPLES,
+    RESUME_REQUEST_EXAMPLES,
+)
+from contracts import (
+    PROBLEM_MEDIA_TYPE,
+    ChatRequest,
+    ChatResponse,
+    Envelope,
+    EventType,
+    Health,
+    KnowledgeDocument,
+    Problem,
+    ResumeRequest,
+    RunSnapshot,
+)
+
+if TYPE_CHECKING:
+    from litestar import Litestar, Request
+
+__all__ = (
+    "ContractJsonPlugin",
+    "EventStreamOperation",
+    "ResumeOperation",
+    "RunOperation",
+    "TurnOperation",
+    "openapi_document",
+    "problem_responses",
+)
+
+_REF = "#/components/schemas/{name}"
+_CONTRACT_TYPES: tuple[Any, ...] = (
+    ChatRequest,
+    ResumeRequest,
+    ChatResponse,
+    RunSnapshot,
+    Problem,
+    KnowledgeDocument,
+    Health,
+)
+_PROBLEMS = {
+    404: "Unknown run (or one of another session), approval or document",
+    409: "Conflict: the session has a run in progress, or the run is not waiting for this decision",
+    413: "Request body too large",
+    422: "Invalid request: every failing field is listed in `errors`",
+    429: "Rate limited: retry after `Retry-After` seconds",
+    500: "The agent failed unexpectedly (no half-filled ChatResponse is ever sent)",
+    502: "The model provider failed mid-answer",
+    503: "The model provider is unavailable, or the service is shutting down",
+}
+_EVENT_STREAM_DESCRIPTION = (
+    "With `Accept: text/event-stream` ranked above `application/json`: the run as Server-Sent Events. "
+    "The schema describes one event; its `data` is a JSON envelope (see `Envelope` and docs/events.md). "
+    "Comment lines `: hb` are heartbeats."
+)
+
+
+def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """The problem+json answers a route can give, for its ``responses=``."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            media_type=PROBLEM_MEDIA_TYPE,
+            description=_PROBLEMS[status],
+            generate_examples=False,
+            examples=[Example(summary=name, value=value) for name, value in PROBLEM_EXAMPLES.get(status, {}).items()],
+        )
+        for status in statuses
+    }
+
+
+def _schema_ref(name: str) -> Reference:
+    return Reference(ref=_REF.format(name=name))
+
+
+@dataclass
+class _VerbatimExample(Example):
+    """An example whose ``null`` fields survive (Litestar drops ``None`` values while rendering)."""
+
+    def to_schema(self) -> dict[str, Any]:
+        return {"value": self.value}
+
+
+def _examples(values: dict[str, Any]) -> dict[str, Example | Reference]:
+    return {name: _VerbatimExample(value=value) for name, value in values.items()}
+
+
+def _event_stream_media() -> OpenAPIMediaType:
+    return OpenAPIMediaType(schema=_schema_ref("ServerSentEvent"), examples=_examples(EVENT_STREAM_EXAMPLE))
+
+
+_RUN_ID = "$response.body#/run_id"
+_SESSION_ID = "$response.body#/session_id"
+
+
+def _run_links() -> dict[str, Link | Reference]:
+    """Where a client goes next with the run a response names (also what the stateful fuzzer follows)."""
+    run = {"run_id": _RUN_ID, "session_id": _SESSION_ID}
+    return {
+        "GetRun": Link(operation_id="getRun", parameters=run, description="The run's snapshot."),
+        "StreamRunEvents": Link(operation_id="streamRunEvents", parameters=run, description="Its events."),
+        "CancelRun": Link(operation_id="cancelRun", parameters=run, description="Cancel it."),
+    }
+
+
+@dataclass
+class RunOperation(Operation):
+    """``GET /runs/{run_id}`` and ``POST /runs/{run_id}/cancel``: link to the run's other operations."""
+
+    def __post_init__(self) -> None:
+        for response in (self.responses or {}).values():
+            if isinstance(response, OpenAPIResponse) and response.content and "RunSnapshot" in str(response.content):
+                response.links = _run_links()
+
+
+@dataclass
+class TurnOperation(Operation):
+    """``POST /chat``: a JSON ``ChatResponse``, or the run as SSE (content negotiation)."""
+
+    def __post_init__(self) -> None:
+        _describe_turn(self, CHAT_REQUEST_EXAMPLES)
+
+
+@dataclass
+class ResumeOperation(Operation):
+    """``POST /chat/resume``: like ``POST /chat``, continuing the paused run."""
+
+    def __post_init__(self) -> None:
+        _describe_turn(self, RESUME_REQUEST_EXAMPLES)
+
+
+@dataclass
+class EventStreamOperation(Operation):
+    """``GET /runs/{run_id}/events``: always SSE."""
+
+    def __post_init__(self) -> None:
+        ok = self.responses["200"] if self.responses else None
+        assert isinstance(ok, OpenAPIResponse)
+        ok.description = "The run's events after the cursor, then the live tail until its terminal event."
+        ok.content = {EVENT_STREAM: _event_stream_media()}
+
+
+def _describe_turn(operation: Operation, request_examples: dict[str, Any]) -> None:
+    body = operation.request_body
+    assert isinstance(body, RequestBody)
+    body.content["application/json"].examples = _examples(request_examples)
+    ok = operation.responses["200"] if operation.responses else None
+    assert isinstance(ok, OpenAPIResponse)
+    ok.description = "The turn's ChatResponse (also for a paused turn: `status: paused`), or the run as SSE."
+    ok.links = _run_links()
+    ok.content = {
+        "application/json": OpenAPIMediaType(
+            schema=_schema_ref(ChatResponse.__name__), examples=_examples(CHAT_RESPONSE_EXAMPLES)
+        ),
+        EVENT_STREAM: _event_stream_media(),
+    }
+
+
+def contract_schemas() -> dict[str, Any]:
+    """Component schemas of every contract Struct, as msgspec generates (and validates) them."""
+    (*_, envelope), components = msgspec.json.schema_components((*_CONTRACT_TYPES, Envelope), ref_template=_REF)
+    components["Envelope"] = {
+        "title": "Envelope",
+        "description": "One SSE event's data: the v1 envelope, discriminated by `type`.",
+        **envelope,
+    }
+    event_types = list(get_args(EventType))
+    components["ServerSentEvent"] = {
+        "title": "ServerSentEvent",
+        "description": "One event of the stream, as the SSE fields of its frame.",
+        "type": "object",
+        "required": ["id", "event", "data"],
+        "properties": {
+            "id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]+:[1-9][0-9]*$", "description": "`<run_id>:<seq>`"},
+            "event": {"type": "string", "enum": event_types, "description": "The envelope's `type`."},
+            "retry": {"type": "integer", "minimum": 0, "description": "Reconnection delay hint (first frame)."},
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": {"$ref": _REF.format(name="Envelope")},
+            },
+        },
+    }
+    return components
+
+
+def finalize(document: dict[str, Any]) -> dict[str, Any]:
+    """Litestar's document with the contract's schemas, and without the 400 this API never answers."""
+    for path_item in document.get("paths", {}).values():
+        for operation in path_item.values():
+            responses = operation.get("responses", {})
+            responses.pop("400", None)
+            if "429" in responses:
+                responses["429"]["headers"] = {
+                    "Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}
+                }
+    document.setdefault("components", {})["schemas"] = contract_schemas()
+    return document
+
+
+def openapi_document(app: Litestar) -> dict[str, Any]:
+    """The document ``/schema/openapi.json`` serves and ``harness docs`` writes to docs/openapi.json."""
+    cached: dict[str, Any] | None = app.state.get("openapi_document")
+    if cached is None:
+        cached = finalize(app.openapi_schema.to_schema())
+        app.state["openapi_document"] = cached
+    return cached
+
+
+class ContractJsonPlugin(JsonRenderPlugin):
+    """Serves the finished document at ``/schema/openapi.json``."""
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        return msgspec.json.encode(openapi_document(request.app))

@@ -1,0 +1,98 @@
+"""The generated contract documents: current, valid by standard validators, and consistent."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+from litestar.testing import AsyncTestClient
+from openapi_spec_validator import validate
+
+from api.docs import stale_docs
+from tests.support.frame_schema import frame_problems
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+ASYNCAPI_CHECKER = Path(__file__).parent / "asyncapi"
+
+
+def test_committed_docs_are_what_the_code_generates() -> None:
+    assert stale_docs(DOCS) == [], "run `harness docs` and commit docs/"
+
+
+def test_openapi_document_is_valid_and_served_as_committed(client: AsyncTestClient) -> None:
+    committed = json.loads((DOCS / "openapi.json").read_text())
+    validate(committed)
+    assert committed["openapi"].startswith("3.1")
+    assert committed["info"]["title"] == "Agent Harness API"
+
+
+async def test_the_app_serves_the_committed_openapi_document(client: AsyncTestClient) -> None:
+    served = (await client.get("/schema/openapi.json")).json()
+    assert served == json.loads((DOCS / "openapi.json").read_text())
+
+
+def test_chat_documents_both_json_and_the_event_stream() -> None:
+    document = json.loads((DOCS / "openapi.json").read_text())
+    for path in ("/chat", "/chat/resume"):
+        ok = document["paths"][path]["post"]["responses"]["200"]["content"]
+        assert ok["application/json"]["schema"] == {"$ref": "#/components/schemas/ChatResponse"}
+        assert ok["text/event-stream"]["schema"] == {"$ref": "#/components/schemas/ServerSentEvent"}
+    events = document["paths"]["/runs/{run_id}/events"]["get"]["responses"]["200"]["content"]
+    assert list(events) == ["text/event-stream"]
+    data = document["components"]["schemas"]["ServerSentEvent"]["properties"]["data"]
+    assert data == {
+        "type": "string",
+        "contentMediaType": "application/json",
+        "contentSchema": {"$ref": "#/components/schemas/Envelope"},
+    }
+
+
+def test_request_bodies_that_reject_unknown_fields_say_so() -> None:
+    schemas = json.loads((DOCS / "openapi.json").read_text())["components"]["schemas"]
+    assert schemas["ChatRequest"]["additionalProperties"] is False
+    assert schemas["ResumeRequest"]["additionalProperties"] is False
+
+
+def test_every_error_status_is_problem_json() -> None:
+    document = json.loads((DOCS / "openapi.json").read_text())
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            for status, response in operation["responses"].items():
+                if int(status) >= 400:
+                    assert list(response["content"]) == ["application/problem+json"], (method, path, status)
+            assert "400" not in operation["responses"], f"{method} {path} never answers 400"
+
+
+def test_event_schemas_are_valid_json_schemas() -> None:
+    for path in sorted((DOCS / "schemas").glob("*.json")):
+        Draft202012Validator.check_schema(json.loads(path.read_text()))
+
+
+def test_example_frames_in_events_md_meet_the_contract() -> None:
+    text = (DOCS / "events.md").read_text()
+    frames = [block.split("```", 1)[0].strip() for block in text.split("```text\n")[1:]]
+    assert len(frames) >= 10
+    for frame in frames:
+        assert frame_problems(frame.encode()) == []
+
+
+def test_asyncapi_document_is_valid_by_the_official_parser() -> None:
+    node = shutil.which("node")
+    if not (ASYNCAPI_CHECKER / "node_modules").is_dir() or node is None:
+        if os.environ.get("CI"):
+            pytest.fail("the AsyncAPI parser is not installed: run `make test`, which installs it")
+        pytest.skip("the AsyncAPI parser is not installed (npm ci --prefix tests/contracts/asyncapi)")
+    result = subprocess.run(
+        [node, "validate.mjs", str(DOCS / "asyncapi.yaml")],
+        cwd=ASYNCAPI_CHECKER,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
