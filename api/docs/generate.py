@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import tempfile
 from pathlib import Path
 
@@ -22,6 +23,7 @@ __all__ = ("generate_docs", "stale_docs", "write_docs")
 
 def generate_docs() -> dict[str, bytes]:
     """Every generated file of docs/, by its path relative to docs/."""
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the sample runs' requests are not news
     samples = asyncio.run(sample_frames())
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app(Settings(agent=AgentConfig(data_dir=Path(tmp))))
