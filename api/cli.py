@@ -81,6 +81,7 @@ def _docs(directory: Path, *, check: bool) -> int:
 async def _ask(question: str, session_id: str | None) -> int:
     from agent import open_agent, run_turn
     from agent.clock import RandomIds
+    from agent.llm.errors import LLMError
     from api.settings import Settings
     from contracts import ChatRequest
 
@@ -92,9 +93,13 @@ async def _ask(question: str, session_id: str | None) -> int:
     settings = Settings.from_env()
     ids = RandomIds()
     async with open_agent(settings.agent, ids=ids) as agent:
-        response = await run_turn(
-            agent, request.message, session_id=request.session_id or ids.new("s"), run_id=ids.new("r")
-        )
+        try:
+            response = await run_turn(
+                agent, request.message, session_id=request.session_id or ids.new("s"), run_id=ids.new("r")
+            )
+        except LLMError as exc:
+            print(f"harness: the model failed ({exc.code}): {exc}", file=sys.stderr)
+            return 1
     sys.stdout.write(msgspec.json.format(msgspec.json.encode(response).decode(), indent=2) + "\n")
     return 0
 

@@ -85,5 +85,10 @@ def _create(name: str, *, first: bool, config: AgentConfig) -> LLMClient:
         assert api_key is not None
         return AnthropicClient(api_key=api_key, base_url=base_url, model=model, timeout_s=llm.timeout_s)
     return OpenAICompatibleClient(
-        base_url=base_url, model=model, api_key=api_key, timeout_s=llm.timeout_s, provider=name
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        timeout_s=llm.timeout_s,
+        provider=name,
+        json_mode=name != "local",  # SmolLM2 under a JSON grammar invents its own schema (ADR 8)
     )

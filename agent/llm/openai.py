@@ -65,8 +65,12 @@ class OpenAICompatibleClient:
         provider: str = "openai",
         retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        json_mode: bool = True,
     ) -> None:
+        """``json_mode=False`` never asks for ``response_format``: a tiny model constrained to JSON writes
+        JSON of its own shape, while the prompt alone gets the answer's shape or readable text."""
         self.provider = provider
+        self._json_mode = json_mode
         self._model = model
         self._dropped: set[str] = set()
         headers = {"accept": "application/json"}
@@ -146,7 +150,7 @@ class OpenAICompatibleClient:
             "max_tokens": params.max_tokens,
             "temperature": params.temperature,
         }
-        if params.json_mode:
+        if params.json_mode and self._json_mode:
             payload["response_format"] = {"type": "json_object"}
         if stream:
             payload["stream"] = True

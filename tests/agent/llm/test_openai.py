@@ -95,6 +95,19 @@ async def test_the_request_asks_for_a_stream_with_usage_in_json_mode(make_client
     }
 
 
+async def test_a_client_without_json_mode_never_asks_for_it(retry: RetryPolicy) -> None:
+    async with FakeProviderServer([Reply(events=openai_stream(PIECES))]) as server:
+        client = OpenAICompatibleClient(base_url=server.base_url, model="m", retry=retry, json_mode=False)
+        try:
+            await collect(client)
+        finally:
+            await client.aclose()
+
+    [request] = server.requests
+    assert "response_format" not in request.json
+    assert PARAMS.json_mode
+
+
 async def test_a_stream_without_usage_gets_estimated_counts(make_client) -> None:
     async with FakeProviderServer([Reply(events=openai_stream(PIECES, usage=None))]) as server:
         chunks = await collect(make_client(server.base_url))
