@@ -17,7 +17,7 @@ from api.openapi import ContractJsonPlugin
 from api.routes.health import healthz
 from api.routes.knowledge import get_document
 from api.routes.runs import cancel_run, get_run, run_events
-from api.routes.spa import index, spa_files
+from api.routes.spa import index, spa_asset
 from api.routes.turns import chat, resume_chat
 from api.runs.registry import RunRegistry
 from api.runs.sqlite_log import SqliteEventLog
@@ -71,7 +71,7 @@ def create_app(
         )
 
     return Litestar(
-        route_handlers=[chat, resume_chat, get_run, run_events, cancel_run, get_document, healthz, index, spa_files],
+        route_handlers=[chat, resume_chat, get_run, run_events, cancel_run, get_document, healthz, index, spa_asset],
         dependencies={"runs": Provide(_runs, sync_to_thread=False)},
         signature_namespace={"RunRegistry": RunRegistry},
         lifespan=[lifespan],

@@ -11,14 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.llm.errors import LLMError, ProviderRejected, ProviderStreamFailed, ProviderUnavailable
-from agent.llm.protocol import StreamingLLMClient
-from agent.llm.types import Chunk
+from agent.llm.streaming import stream_answer
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
     from agent.llm.protocol import LLMClient
-    from agent.llm.types import ChatMessage, Completion, LLMParams
+    from agent.llm.types import ChatMessage, Chunk, Completion, LLMParams
 
 __all__ = ("FallbackLLM",)
 
@@ -49,7 +48,7 @@ class FallbackLLM:
         for client in self.clients:
             started = False
             try:
-                async for chunk in _chunks(client, messages, params):
+                async for chunk in stream_answer(client, messages, params):
                     started = True
                     yield chunk
                 return
@@ -66,24 +65,6 @@ class FallbackLLM:
             close = getattr(client, "aclose", None)
             if close is not None:
                 await close()
-
-
-async def _chunks(client: LLMClient, messages: Sequence[ChatMessage], params: LLMParams) -> AsyncIterator[Chunk]:
-    """The client's stream, or its buffered answer as a single last chunk."""
-    if isinstance(client, StreamingLLMClient):
-        async for chunk in client.stream(messages, params):
-            yield chunk
-        return
-    completion = await client.complete(messages, params)
-    yield Chunk(
-        delta=completion.text,
-        model=completion.model,
-        provider=completion.provider,
-        finish_reason=completion.finish_reason,
-        input_tokens=completion.input_tokens,
-        output_tokens=completion.output_tokens,
-        usage_estimated=completion.usage_estimated,
-    )
 
 
 def _all_failed(failures: Sequence[LLMError]) -> LLMError:

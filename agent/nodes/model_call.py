@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from agent.llm.errors import ProviderStreamFailed
-from agent.llm.protocol import StreamingLLMClient
-from agent.llm.types import Chunk, LLMParams
+from agent.llm.streaming import stream_answer
+from agent.llm.types import LLMParams
 from agent.llm.visible_text import VisibleText
 from contracts import CostUpdated, TokenDelta
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable, Sequence
+    from collections.abc import Callable, Sequence
 
     from agent.deps import AgentDeps
     from agent.llm.types import ChatMessage
@@ -50,7 +50,7 @@ async def call_model(
     raw: list[str] = []
     shown: list[str] = []
     opened = deps.clock.now_ns()
-    async for chunk in _chunks(deps, messages):
+    async for chunk in stream_answer(deps.llm, messages, PARAMS):
         raw.append(chunk.delta)
         text = visible.feed(chunk.delta)
         metadata: dict[str, Any] = {"provider": chunk.provider}
@@ -82,21 +82,3 @@ async def call_model(
             emit(usage)
             return ModelReply(raw="".join(raw), text="".join(shown), usage=usage)
     raise ProviderStreamFailed("the model's stream ended without a final chunk")
-
-
-async def _chunks(deps: AgentDeps, messages: Sequence[ChatMessage]) -> AsyncIterator[Chunk]:
-    llm = deps.llm
-    if isinstance(llm, StreamingLLMClient):
-        async for chunk in llm.stream(messages, PARAMS):
-            yield chunk
-        return
-    completion = await llm.complete(messages, PARAMS)
-    yield Chunk(
-        delta=completion.text,
-        model=completion.model,
-        provider=completion.provider,
-        finish_reason=completion.finish_reason,
-        input_tokens=completion.input_tokens,
-        output_tokens=completion.output_tokens,
-        usage_estimated=completion.usage_estimated,
-    )

@@ -43,6 +43,9 @@ The channels are also described as AsyncAPI 3.0 in [`asyncapi.yaml`](asyncapi.ya
 - Exactly one terminal event, `turn_completed` or `error`, ends a run; nothing follows it.
   `paused` is not terminal.
 - `interaction_logged` comes right before `turn_completed`.
+- `human_approval` starts twice in a paused turn: before the pause (its `node_started`, then `paused`,
+  no `node_completed`) and again after the resume, when it completes with the decision.
+- The answer's text streams only in `generate_answer`; an action's result text arrives in `turn_completed`.
 - Events are written to the run's log before they are sent: the log, not a connection, is the truth.
 - Clients ignore unknown event types and unknown fields; changes within v1 are additive only.
 

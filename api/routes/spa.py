@@ -1,13 +1,19 @@
-"""The single-page app: ``GET /`` with a strict Content-Security-Policy, its modules under ``/spa``."""
+"""The single-page app: ``GET /`` with a strict Content-Security-Policy, its modules and styles under ``/spa``.
+
+Only the app's own top-level ``.js`` and ``.css`` files are served: not its tests, fixtures or notes.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from litestar import Response, get
-from litestar.static_files import create_static_files_router
+from litestar.params import FromPath
 
-__all__ = ("CONTENT_SECURITY_POLICY", "SPA_DIR", "index", "spa_files")
+from api.exceptions import NotFound
+
+__all__ = ("CONTENT_SECURITY_POLICY", "SPA_DIR", "index", "spa_asset")
 
 SPA_DIR = Path(__file__).resolve().parents[2] / "spa"
 
@@ -15,21 +21,30 @@ CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
-_SECURITY_HEADERS = {
+_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
+_ASSET = re.compile(r"^[a-z0-9_-]+\.(js|css)$")
+_MEDIA_TYPES = {"js": "text/javascript", "css": "text/css"}  # Litestar adds the charset
+
+
+class AssetNotFound(NotFound):
+    code = "not_found"
+    title = "Not found"
 
 
 @get("/", include_in_schema=False, cache=False)
 async def index() -> Response[bytes]:
-    return Response(
-        (SPA_DIR / "index.html").read_bytes(),
-        media_type="text/html; charset=utf-8",
-        headers=_SECURITY_HEADERS,
-    )
+    return Response((SPA_DIR / "index.html").read_bytes(), media_type="text/html", headers=_HEADERS)
 
 
-spa_files = create_static_files_router(path="/spa", directories=[SPA_DIR], include_in_schema=False)
+@get("/spa/{name:str}", include_in_schema=False, cache=False)
+async def spa_asset(name: FromPath[str]) -> Response[bytes]:
+    match = _ASSET.match(name)
+    path = SPA_DIR / name
+    if match is None or not path.is_file():
+        raise AssetNotFound(f"The app has no file {name!r}.")
+    return Response(path.read_bytes(), media_type=_MEDIA_TYPES[match[1]], headers=_HEADERS)

@@ -1,0 +1,578 @@
+// The page: wires the composer, the stream client, the reducer and the panels together.
+// Everything that decides lives in the other modules; this one holds the page's few mutable
+// things (the session, the current turn, the connection) and redraws from the run state.
+
+import { createApi } from './api.js';
+import { formatMs } from './format.js';
+import { drawGraph, paintGraph } from './graph.js';
+import { h, setText, streamText } from './render.js';
+import {
+  applyEnvelopes,
+  applyProblem,
+  applyResponse,
+  applyRunSnapshot,
+  newRun,
+  runStatus,
+  streamEnded,
+} from './state.js';
+import { followTurn } from './stream.js';
+import {
+  approvalCard,
+  citationList,
+  documentView,
+  renderActivity,
+  renderOutcome,
+  renderUsage,
+  traceView,
+} from './views.js';
+
+const doc = document;
+const api = createApi();
+const $ = (selector) => doc.querySelector(selector);
+const STORE = { session: 'harness.session', active: 'harness.active', topology: 'harness.topology' };
+
+const els = {
+  form: $('[data-region=composer]'),
+  input: $('[data-role=input]'),
+  send: $('[data-role=send]'),
+  stop: $('[data-action=stop]'),
+  streamToggle: $('[data-region=stream-toggle]'),
+  transcript: $('[data-region=transcript]'),
+  empty: $('[data-region=empty]'),
+  outcome: $('[data-role=outcome]'),
+  connection: $('[data-role=connection]'),
+  reconnect: $('[data-action=reconnect]'),
+  newSession: $('[data-action=new-session]'),
+  usage: $('[data-region=usage]'),
+  graph: $('[data-region=graph]'),
+  graphEmpty: $('[data-region=graph-empty]'),
+  activity: $('[data-region=activity]'),
+  trace: $('[data-region=trace]'),
+  dialog: $('[data-region=document]'),
+  dialogBody: $('[data-region=document-body]'),
+  dialogClose: $('[data-action=close-document]'),
+};
+
+const page = {
+  sessionId: load(sessionStorage, STORE.session),
+  topology: parseJson(load(localStorage, STORE.topology)),
+  run: null,
+  view: null,
+  follower: null,
+  connection: 'idle',
+  connectionDetail: {},
+  lost: null,
+  jsonRequest: null,
+  graph: null,
+  graphKey: '',
+  followedNode: null,
+  turns: 0,
+  decision: null,
+};
+
+// --- turns ---
+
+async function sendMessage(message) {
+  if (isActive()) return;
+  const streaming = els.streamToggle.checked;
+  startTurn(message, streaming ? 'stream' : 'json');
+  const body = { message };
+  if (page.sessionId) body.session_id = page.sessionId;
+  if (streaming) await follow({ url: '/chat', body });
+  else await askJson(() => api.chat(body, page.jsonRequest.signal));
+}
+
+function startTurn(message, mode) {
+  stopFollowing();
+  page.run = newRun({ message, topology: page.topology, mode });
+  page.decision = null;
+  page.lost = null;
+  page.followedNode = null;
+  page.turns += 1;
+  page.view = turnView(message, page.turns);
+  setConnection(mode === 'stream' ? 'connecting' : 'json-pending');
+  render();
+}
+
+/**
+ * Follow a stream (a new turn, a resume, or a run picked up again) with the stream client. With
+ * `takeOverOnOpen` (a resume) the stream becomes the page's only once it opens; until then the one
+ * that paused goes on. Answers the client's result and whether the stream was taken on.
+ */
+async function follow(options, { takeOverOnOpen = false } = {}) {
+  const token = { controller: new AbortController() };
+  let adopted = !takeOverOnOpen;
+  if (adopted) {
+    stopFollowing();
+    page.follower = token;
+  }
+  const mine = () => page.follower === token;
+  const result = await followTurn({
+    ...options,
+    signal: token.controller.signal,
+    onOpen: () => {
+      if (adopted) return;
+      adopted = true;
+      stopFollowing();
+      page.follower = token;
+    },
+    onEnvelopes: (envelopes) => {
+      if (!mine()) return;
+      page.run = applyEnvelopes(page.run, envelopes);
+      remember();
+      render();
+    },
+    onConnection: (state, detail) => {
+      if (!mine()) return;
+      if (state === 'reconnecting') page.run = streamEnded(page.run);
+      setConnection(state, detail);
+      render();
+    },
+  });
+  if (adopted && mine()) {
+    page.follower = null;
+    settleStream(result, options);
+    remember();
+    render();
+  }
+  return { result, adopted };
+}
+
+function settleStream(result, options) {
+  switch (result.kind) {
+    case 'ended':
+      setConnection('closed');
+      break;
+    case 'json':
+      // streaming is unavailable on the way (a proxy took it out): the JSON answer is the turn's
+      if (result.status === 200) page.run = applyResponse(page.run, result.body);
+      else page.run = applyProblem(page.run, result.body, result.status);
+      setConnection('json');
+      break;
+    case 'problem':
+      page.run = applyProblem(page.run, result.body, result.status);
+      setConnection('closed');
+      break;
+    case 'unreachable':
+      page.run = applyProblem(page.run, { code: 'network_error', detail: 'The server could not be reached.' }, 0);
+      setConnection('offline');
+      break;
+    case 'lost':
+      page.run = streamEnded(page.run);
+      page.lost = { runId: result.runId, lastEventId: result.lastEventId, options };
+      setConnection('lost');
+      break;
+    default:
+      break;
+  }
+}
+
+async function askJson(request) {
+  page.jsonRequest = new AbortController();
+  render();
+  let answer;
+  try {
+    answer = await request();
+  } catch {
+    return; // aborted by Stop or a new conversation; that code path drew the outcome
+  } finally {
+    page.jsonRequest = null;
+  }
+  page.run = answer.ok ? applyResponse(page.run, answer.body) : applyProblem(page.run, answer.body, answer.status);
+  setConnection(answer.status === 0 ? 'offline' : 'json');
+  remember();
+  render();
+}
+
+async function decide(decision) {
+  const run = page.run;
+  const card = page.view?.card;
+  if (!run?.approval || !card || page.decision?.pending) return;
+  const comment = card.querySelector('[data-region=approval-comment]').value.trim();
+  const body = { run_id: run.runId, approval_id: run.approval.approval_id, decision };
+  if (comment) body.comment = comment;
+  if (page.sessionId) body.session_id = page.sessionId;
+  page.decision = { decision, comment, pending: true };
+  for (const button of card.querySelectorAll('button')) button.disabled = true;
+  setText(card.querySelector('[data-region=approval-error]'), '');
+
+  if (run.mode === 'stream' && els.streamToggle.checked) {
+    const { result, adopted } = await follow({ url: '/chat/resume', body, runId: run.runId }, { takeOverOnOpen: true });
+    if (!adopted && result.kind === 'json' && result.status === 200) {
+      // no stream on the way: the JSON answer is the resumed turn's
+      stopFollowing();
+      page.run = applyResponse(page.run, result.body);
+      setConnection('json');
+    } else if (!adopted && result.kind !== 'aborted') {
+      // refused before a stream opened (e.g. decided elsewhere): the run still waits on the first stream
+      decisionFailed(result.body, result.status ?? 0);
+    }
+  } else {
+    page.jsonRequest = new AbortController();
+    render();
+    let answer;
+    try {
+      answer = await api.resume(body, page.jsonRequest.signal);
+    } catch {
+      return;
+    } finally {
+      page.jsonRequest = null;
+    }
+    if (answer.ok) page.run = applyResponse(page.run, answer.body);
+    else if (answer.status === 409 || answer.status === 404) decisionFailed(answer.body, answer.status);
+    else page.run = applyProblem(page.run, answer.body, answer.status);
+  }
+  if (page.decision) page.decision.pending = false;
+  remember();
+  render();
+}
+
+function decisionFailed(problem, status) {
+  page.decision = null;
+  const card = page.view?.card;
+  if (!card) return;
+  for (const button of card.querySelectorAll('button')) button.disabled = false;
+  const detail = problem?.detail || `The decision was not accepted (HTTP ${status}).`;
+  setText(card.querySelector('[data-region=approval-error]'), detail);
+}
+
+async function stop() {
+  const run = page.run;
+  if (!run || run.terminal) return;
+  els.stop.disabled = true;
+  if (page.jsonRequest && !run.runId) {
+    // JSON path without a run id yet: abandon the request; the server ends the run once it notices
+    page.jsonRequest.abort();
+    page.run = applyProblem(run, { code: 'cancelled', detail: 'Stopped before the server answered.' }, 0);
+    render();
+    return;
+  }
+  if (!run.runId) return;
+  const answer = await api.cancel(run.runId);
+  if (answer.ok && (page.follower === null || page.lost)) {
+    // nobody streams this run: take the server's word for where it stands
+    page.run = applyRunSnapshot(page.run, answer.body);
+    if (!page.run.terminal) await pollUntilSettled(run.runId);
+  } else if (!answer.ok && answer.status !== 409) {
+    setConnection(page.connection, { note: answer.body?.detail });
+  }
+  remember();
+  render();
+}
+
+async function pollUntilSettled(runId) {
+  for (let i = 0; i < 20 && page.run?.runId === runId && !page.run.terminal; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const answer = await api.run(runId);
+    if (answer.ok) page.run = applyRunSnapshot(page.run, answer.body);
+    render();
+  }
+}
+
+/** Reconnect at once, while backing off or after giving up: from the last event applied. */
+function reconnectNow() {
+  const run = page.run;
+  const runId = run?.runId ?? page.lost?.runId;
+  if (!runId || run?.terminal || !['reconnecting', 'lost'].includes(page.connection)) return;
+  page.lost = null;
+  const lastEventId = run && run.lastSeq > 0 ? `${runId}:${run.lastSeq}` : '';
+  follow({ runId, lastEventId, immediate: true });
+}
+
+/** After a reload: a run of this tab that had not ended is followed again, replayed from its first event. */
+async function resumeActiveRun() {
+  const active = parseJson(load(sessionStorage, STORE.active));
+  if (!active?.runId) return;
+  const answer = await api.run(active.runId);
+  if (!answer.ok || !['running', 'waiting'].includes(answer.body.status)) {
+    save(sessionStorage, STORE.active, null);
+    return;
+  }
+  startTurn(active.message || '(message sent before the page reloaded)', 'stream');
+  await follow({ runId: active.runId, lastEventId: '', immediate: true });
+}
+
+function stopFollowing() {
+  const previous = page.follower;
+  page.follower = null;
+  previous?.controller.abort();
+}
+
+function newConversation() {
+  if (isActive()) return;
+  stopFollowing();
+  page.sessionId = null;
+  page.run = null;
+  page.view = null;
+  page.lost = null;
+  save(sessionStorage, STORE.session, null);
+  save(sessionStorage, STORE.active, null);
+  els.transcript.replaceChildren();
+  els.empty.hidden = false;
+  els.activity.replaceChildren();
+  els.trace.replaceChildren(h(doc, 'p', { class: 'hint' }, ['Shown when a turn ends, from its final response.']));
+  setConnection('idle');
+  render();
+  els.input.focus();
+}
+
+function isActive() {
+  return page.run !== null && !page.run.terminal && page.connection !== 'lost';
+}
+
+function setConnection(state, detail = {}) {
+  page.connection = state;
+  page.connectionDetail = detail;
+}
+
+function remember() {
+  const run = page.run;
+  if (!run) return;
+  if (run.sessionId && run.sessionId !== page.sessionId) {
+    page.sessionId = run.sessionId;
+    save(sessionStorage, STORE.session, run.sessionId);
+  }
+  if (run.topologySource === 'stream' && run.topology !== page.topology) {
+    page.topology = run.topology;
+    save(localStorage, STORE.topology, JSON.stringify(run.topology));
+  }
+  const active = run.runId && !run.terminal ? JSON.stringify({ runId: run.runId, message: run.message }) : null;
+  save(sessionStorage, STORE.active, active);
+}
+
+// --- drawing ---
+
+function turnView(message, number) {
+  const previous = page.view;
+  if (previous) {
+    // only the current turn carries the hooks; earlier ones stay as a plain transcript
+    previous.answer.removeAttribute('data-role');
+    previous.answer.removeAttribute('aria-live');
+    previous.card?.remove();
+  }
+  els.empty.hidden = true;
+  const answer = h(doc, 'p', { class: 'text answer', 'data-role': 'answer', 'aria-live': 'polite', 'aria-busy': 'true' });
+  const earlier = h(doc, 'div', { class: 'earlier', hidden: true }, [
+    h(doc, 'p', { class: 'earlier-label' }, ['Proposed']),
+    h(doc, 'p', { class: 'text' }),
+  ]);
+  const sources = h(doc, 'div', { class: 'sources' });
+  const slot = h(doc, 'div', { class: 'approval-slot' });
+  const note = h(doc, 'p', { class: 'turn-note', hidden: true });
+  const item = h(doc, 'li', { class: 'turn', 'data-turn': String(number) }, [
+    h(doc, 'div', { class: 'bubble user' }, [
+      h(doc, 'p', { class: 'who' }, ['You']),
+      h(doc, 'p', { class: 'text' }, [message]),
+    ]),
+    h(doc, 'div', { class: 'bubble agent' }, [
+      h(doc, 'p', { class: 'who' }, ['Agent']),
+      earlier,
+      answer,
+      sources,
+      slot,
+      note,
+    ]),
+  ]);
+  els.transcript.appendChild(item);
+  item.scrollIntoView({ block: 'nearest' });
+  return { item, answer, earlier, sources, slot, note, card: null, citations: null, response: null, number };
+}
+
+function render() {
+  const run = page.run;
+  renderOutcome(els.outcome, run, page.connection);
+  renderUsage(els.usage, run);
+  renderConnection(run);
+  renderControls(run);
+  if (!run) {
+    renderGraph(page.topology ? { ...newRun({ topology: page.topology }) } : null);
+    return;
+  }
+  renderGraph(run);
+  renderActivity(doc, els.activity, run.activity);
+  renderTurn(run, page.view);
+  renderTrace(run, page.view);
+}
+
+function renderGraph(run) {
+  const topology = run?.topology ?? null;
+  els.graphEmpty.hidden = topology !== null;
+  if (topology === null) return;
+  const key = JSON.stringify(topology);
+  if (key !== page.graphKey) {
+    page.graph = drawGraph(doc, els.graph, topology);
+    page.graphKey = key;
+  }
+  paintGraph(page.graph, run);
+  followActiveNode(run);
+}
+
+/** On a narrow screen the graph scrolls sideways: keep the node at work in view (sideways only). */
+function followActiveNode(run) {
+  const active = Object.keys(run.nodes).find((id) => ['running', 'waiting', 'failed'].includes(run.nodes[id].state));
+  if (!active || active === page.followedNode) return;
+  page.followedNode = active;
+  const frame = els.graph.parentElement;
+  const group = page.graph.nodes.get(active)?.group;
+  if (!group || frame.scrollWidth <= frame.clientWidth) return;
+  const box = group.getBoundingClientRect();
+  const view = frame.getBoundingClientRect();
+  frame.scrollBy({ left: box.left + box.width / 2 - (view.left + view.width / 2), behavior: 'smooth' });
+}
+
+function renderTurn(run, view) {
+  if (!view) return;
+  const streaming = !run.terminal && run.outcome !== 'paused' && page.connection !== 'lost';
+  streamText(doc, view.answer, run.answer);
+  view.answer.setAttribute('data-kind', run.answerKind ?? 'pending');
+  view.answer.setAttribute('aria-busy', String(streaming));
+  view.answer.classList.toggle('streaming', streaming);
+  view.answer.classList.toggle('no-answer', run.terminal && run.answer === '');
+  if (run.earlierAnswer !== null) {
+    view.earlier.hidden = false;
+    setText(view.earlier.lastChild, run.earlierAnswer);
+  }
+  if (run.citations !== view.citations) {
+    view.citations = run.citations;
+    view.sources.replaceChildren(...(run.citations.length ? [citationList(doc, run.citations)] : []));
+  }
+  renderApproval(run, view);
+  const notes = [];
+  if (page.decision && !page.decision.pending) {
+    const verb = page.decision.decision === 'approve' ? 'approved' : 'rejected';
+    notes.push(`You ${verb} the action${page.decision.comment ? ` (comment: “${page.decision.comment}”)` : ''}.`);
+  }
+  if (run.humanWaitMs !== null) notes.push(`The run waited ${formatMs(run.humanWaitMs)} for a person.`);
+  if (run.gap) notes.push('Some events had left the replay window; a snapshot stands in for them.');
+  view.note.hidden = notes.length === 0;
+  setText(view.note, notes.join(' '));
+}
+
+function renderApproval(run, view) {
+  const pending = run.approval !== null && run.outcome === 'paused' && !run.terminal;
+  if (pending && !view.card) {
+    view.card = approvalCard(doc, run.approval, view.number);
+    view.slot.appendChild(view.card);
+    view.card.focus();
+  } else if (!pending && view.card) {
+    const hadFocus = view.card.contains(doc.activeElement);
+    view.card.remove();
+    view.card = null;
+    if (hadFocus) els.input.focus();
+  }
+}
+
+function renderTrace(run, view) {
+  if (!view || !run.response || run.response === view.response) return;
+  view.response = run.response;
+  els.trace.replaceChildren(traceView(doc, run.response, run));
+}
+
+const CONNECTION_WORDS = {
+  idle: () => 'Ready',
+  connecting: () => 'Connecting…',
+  live: (run) => (run && runStatus(run) === 'waiting' ? 'Live: waiting for your decision' : 'Live'),
+  reconnecting: (_, d) =>
+    `Connection lost: reconnecting (attempt ${d.attempt} of ${d.maxAttempts}, in ${formatMs(d.delayMs)})`,
+  closed: () => 'Stream closed after the run ended',
+  lost: () => 'Disconnected: could not reconnect',
+  json: () => 'Live updates unavailable: answered as JSON',
+  'json-pending': () => 'Waiting for the JSON answer (live updates off)',
+  offline: () => 'The server could not be reached',
+};
+
+function renderConnection(run) {
+  const words = (CONNECTION_WORDS[page.connection] ?? (() => page.connection))(run, page.connectionDetail);
+  els.connection.setAttribute('data-state', page.connection);
+  setText(els.connection, page.connectionDetail.note ? `${words} (${page.connectionDetail.note})` : words);
+  els.reconnect.hidden = !['reconnecting', 'lost'].includes(page.connection) || !(run?.runId ?? page.lost?.runId);
+}
+
+function renderControls(run) {
+  const active = isActive();
+  els.send.disabled = active;
+  els.newSession.disabled = active;
+  els.stop.disabled = !run || run.terminal || (!run.runId && !page.jsonRequest);
+}
+
+// --- the document view ---
+
+async function openDocument(docId, opener) {
+  els.dialogBody.replaceChildren(h(doc, 'p', { class: 'hint' }, ['Loading the document…']));
+  if (!els.dialog.open) els.dialog.showModal();
+  const answer = await api.document(docId);
+  if (answer.ok) els.dialogBody.replaceChildren(...documentView(doc, answer.body));
+  else els.dialogBody.replaceChildren(h(doc, 'p', { role: 'alert' }, [answer.body?.detail || `No document ${docId}.`]));
+  els.dialog.addEventListener('close', () => opener?.focus(), { once: true });
+}
+
+// --- storage that may be unavailable ---
+
+function load(storage, key) {
+  try {
+    return storage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function save(storage, key, value) {
+  try {
+    if (value === null) storage.removeItem(key);
+    else storage.setItem(key, value);
+  } catch {
+    // private mode or full: the page works without it
+  }
+}
+
+function parseJson(raw) {
+  try {
+    return raw ? JSON.parse(raw) : null;
+  } catch {
+    return null;
+  }
+}
+
+// --- events ---
+
+els.form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const message = els.input.value.trim();
+  if (!message) {
+    els.input.setCustomValidity('Write a message first.');
+    els.input.reportValidity();
+    return;
+  }
+  els.input.value = '';
+  sendMessage(message);
+});
+els.input.addEventListener('input', () => els.input.setCustomValidity(''));
+els.input.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    if (!els.send.disabled) els.form.requestSubmit();
+  }
+});
+els.stop.addEventListener('click', stop);
+els.reconnect.addEventListener('click', reconnectNow);
+window.addEventListener('online', reconnectNow);
+els.newSession.addEventListener('click', newConversation);
+els.transcript.addEventListener('click', (event) => {
+  const action = event.target.closest('[data-action=approve], [data-action=reject]');
+  if (action) {
+    decide(action.getAttribute('data-action'));
+    return;
+  }
+  const link = event.target.closest('a[data-doc-id]');
+  if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  event.preventDefault();
+  openDocument(link.getAttribute('data-doc-id'), link);
+});
+els.dialogClose.addEventListener('click', () => els.dialog.close());
+els.dialog.addEventListener('click', (event) => {
+  if (event.target === els.dialog) els.dialog.close(); // a click on the backdrop
+});
+
+render();
+doc.documentElement.setAttribute('data-ready', 'true');
+resumeActiveRun();
