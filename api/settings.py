@@ -42,13 +42,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         port = read_optional_int(env, "HARNESS_PORT")
         if port is not None and not 0 <= port <= 65535:
             raise ConfigError(f"HARNESS_PORT must be a TCP port, got {port}")
+        heartbeat_s = read_float(env, "HARNESS_HEARTBEAT_S", 15.0)
+        if heartbeat_s == 0:
+            raise ConfigError("HARNESS_HEARTBEAT_S must be more than 0 seconds")
         window = read_optional_int(env, "HARNESS_REPLAY_WINDOW")
         if window is not None and window < 1:
             raise ConfigError(f"HARNESS_REPLAY_WINDOW must be at least 1, got {window}")
         return cls(
             host=env.get("HARNESS_HOST", "127.0.0.1"),
             port=8000 if port is None else port,
-            heartbeat_s=read_float(env, "HARNESS_HEARTBEAT_S", 15.0) or 15.0,
+            heartbeat_s=heartbeat_s,
             disconnect_grace_s=read_float(env, "HARNESS_DISCONNECT_GRACE_S", 10.0),
             retry_ms=read_optional_int(env, "HARNESS_SSE_RETRY_MS") or 2000,
             replay_window=window or 10_000,

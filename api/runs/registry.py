@@ -8,7 +8,6 @@ waiting for a human waits regardless.
 from __future__ import annotations
 
 import asyncio
-import logging
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -39,8 +38,6 @@ if TYPE_CHECKING:
     from contracts import ResumeRequest
 
 __all__ = ("RunRegistry",)
-
-logger = logging.getLogger(__name__)
 
 _UNCLAIMED_S = 1.0
 
