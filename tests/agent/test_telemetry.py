@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-import importlib.util
+import importlib
 
 import pytest
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
@@ -33,9 +33,11 @@ def test_the_service_name_is_the_standard_variable_or_ours() -> None:
 
 
 def test_otlp_uses_the_exporter_of_the_otlp_extra_or_says_how_to_install_it() -> None:
-    if importlib.util.find_spec("opentelemetry.exporter.otlp") is None:
+    try:
+        importlib.import_module("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+    except ImportError:
         with pytest.raises(RuntimeError, match=r"pip install 'agent-harness\[otlp\]'"):
             create_tracer_provider({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"})
-    else:
-        [exporter] = exporters({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"})
-        assert type(exporter).__name__ == "OTLPSpanExporter"
+        return
+    [exporter] = exporters({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"})
+    assert type(exporter).__name__ == "OTLPSpanExporter"
