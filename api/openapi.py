@@ -138,8 +138,8 @@ class RunOperation(Operation):
     """``GET /runs/{run_id}`` and ``POST /runs/{run_id}/cancel``: link to the run's other operations."""
 
     def __post_init__(self) -> None:
-        for response in (self.responses or {}).values():
-            if isinstance(response, OpenAPIResponse) and response.content and "RunSnapshot" in str(response.content):
+        for status, response in (self.responses or {}).items():
+            if status in ("200", "202") and isinstance(response, OpenAPIResponse):
                 response.links = _run_links()
 
 

@@ -5,11 +5,11 @@ from typing import TYPE_CHECKING
 import pytest
 from litestar.testing import AsyncTestClient
 
+from agent.clock import SequentialIds, SteppingClock
 from agent.config import AgentConfig, StubConfig
 from api.app import create_app
 from api.runs.frames import FrameEncoder
 from api.settings import Settings
-from tests.support.fakes import FakeClock, SequentialIds
 from tests.support.frame_schema import frame_problems
 
 if TYPE_CHECKING:
@@ -53,6 +53,6 @@ async def client(settings: Settings) -> AsyncIterator[AsyncTestClient]:
 @pytest.fixture
 async def deterministic_client(settings: Settings) -> AsyncIterator[AsyncTestClient]:
     """An app whose ids and clock are injected, so its answers are byte-for-byte reproducible."""
-    app = create_app(settings, clock=FakeClock(), ids=SequentialIds())
+    app = create_app(settings, clock=SteppingClock(), ids=SequentialIds())
     async with AsyncTestClient(app) as test_client:
         yield test_client

@@ -11,6 +11,8 @@ import asyncio
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from agent.clock import format_timestamp
 from agent.events import read_topology
 from agent.turns import thread_config
@@ -50,6 +52,8 @@ class RunRegistry:
         self.clock = clock
         self._ids = ids
         self.encoder = FrameEncoder()
+        self._topology = read_topology(agent.graph, "")
+        """The graph's shape, read once: every run's topology event is this with its session."""
         self._live: dict[str, Run] = {}
         self._by_session: dict[str, Run] = {}
         self.closing = False
@@ -106,7 +110,7 @@ class RunRegistry:
         )
         run = self._track(RunRecord(snapshot=snapshot), [])
         run.save()
-        run.emit(read_topology(self.agent.graph, session_id))
+        run.emit(msgspec.structs.replace(self._topology, session_id=session_id))
         turn = {"run_id": run.run_id, "session_id": session_id, "message": message}
         self._launch(run, turn)
         return run
@@ -129,7 +133,7 @@ class RunRegistry:
             )
         cursor = run.last_seq
         run.resume()
-        run.emit(read_topology(self.agent.graph, run.session_id))
+        run.emit(msgspec.structs.replace(self._topology, session_id=run.session_id))
         decision = {
             "approval_id": request.approval_id,
             "decision": request.decision,

@@ -8,8 +8,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agent import open_agent
+from agent.clock import SequentialIds, SteppingClock
 from agent.config import AgentConfig, StubConfig
-from tests.support.fakes import FakeClock, SequentialIds
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -32,5 +32,5 @@ def spans() -> InMemorySpanExporter:
 async def agent(agent_config: AgentConfig, spans: InMemorySpanExporter) -> AsyncIterator[Agent]:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(spans))
-    async with open_agent(agent_config, clock=FakeClock(), ids=SequentialIds(), tracer_provider=provider) as opened:
+    async with open_agent(agent_config, clock=SteppingClock(), ids=SequentialIds(), tracer_provider=provider) as opened:
         yield opened

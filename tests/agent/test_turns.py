@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from agent import open_agent, resume_turn, run_turn
-from tests.support.fakes import FakeClock, SequentialIds
+from agent.clock import SequentialIds, SteppingClock
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -89,11 +89,11 @@ async def test_rejected_turn_skips_the_action(agent: Agent) -> None:
 
 
 async def test_a_paused_turn_survives_a_restart(agent_config: AgentConfig) -> None:
-    async with open_agent(agent_config, clock=FakeClock(), ids=SequentialIds()) as first:
+    async with open_agent(agent_config, clock=SteppingClock(), ids=SequentialIds()) as first:
         paused = await run_turn(first, "Please delete account ACC-2002.", session_id="s_9", run_id="r_9")
     assert paused.pending_approval is not None
 
-    async with open_agent(agent_config, clock=FakeClock(), ids=SequentialIds()) as second:
+    async with open_agent(agent_config, clock=SteppingClock(), ids=SequentialIds()) as second:
         done = await resume_turn(
             second, session_id="s_9", approval_id=paused.pending_approval.approval_id, decision="approve"
         )

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import msgspec
 
+from agent.clock import SequentialIds
 from tests.support.fake_llms import EndlessLLM
-from tests.support.fakes import SequentialIds
 from tests.support.sse import Frame, frames
 
 if TYPE_CHECKING:

@@ -6,6 +6,7 @@ from typing import Any
 
 from opentelemetry import trace
 
+from agent.clock import SequentialIds, SteppingClock
 from agent.deps import AgentDeps
 from agent.llm import OpenAICompatibleClient
 from agent.llm.pricing import PriceTable
@@ -13,7 +14,6 @@ from agent.nodes.model_call import call_model
 from contracts import CostUpdated, TokenDelta
 from tests.agent.llm.conftest import MESSAGES
 from tests.agent.llm.fake_server import FakeProviderServer, Reply, openai_stream
-from tests.support.fakes import FakeClock, SequentialIds
 
 PIECES = ['{"kind": "answer", "text": "Open ', "Settings \\u2192 ", 'Security."}']
 
@@ -25,7 +25,7 @@ async def run_model(client: OpenAICompatibleClient) -> tuple[list[TokenDelta], l
         actions=None,  # type: ignore[arg-type]
         prices=PriceTable(),
         tracer=trace.get_tracer("tests"),
-        clock=FakeClock(),
+        clock=SteppingClock(),
         ids=SequentialIds(),
     )
     emitted: list[Any] = []
