@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from agent.actions import ActionRegistry, Ledger
+from agent.actions import ActionRegistry, SqliteLedger
 from agent.clock import RandomIds, SystemClock
 from agent.deps import AgentDeps
 from agent.graph import build_graph
@@ -51,7 +51,7 @@ async def open_agent(
     """The agent on ``config.data_dir``; a paused turn stored there survives closing and reopening."""
     config.data_dir.mkdir(parents=True, exist_ok=True)
     provider = tracer_provider or create_tracer_provider()
-    ledger = Ledger(config.data_dir / "ledger.sqlite")
+    ledger = SqliteLedger(config.data_dir / "ledger.sqlite")
     interactions = InteractionLog(config.data_dir / "interactions.sqlite")
     try:
         async with aiosqlite.connect(config.data_dir / "checkpoints.sqlite") as connection:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.actions.ledger import Ledger
+from agent.actions.ledger import Ledger, SqliteLedger
 from agent.actions.registry import Action, ActionRegistry, ActionResult
 
-__all__ = ("Action", "ActionRegistry", "ActionResult", "Ledger")
+__all__ = ("Action", "ActionRegistry", "ActionResult", "Ledger", "SqliteLedger")

@@ -25,15 +25,15 @@ class ActionResult(msgspec.Struct, frozen=True, kw_only=True):
 class Action(Protocol):
     name: str
 
-    def check(self, arguments: dict[str, Any]) -> str | None:
+    async def check(self, arguments: dict[str, Any]) -> str | None:
         """Why the action cannot be proposed with these arguments, or None when it can."""
         ...
 
-    def summarize(self, arguments: dict[str, Any]) -> str:
+    async def summarize(self, arguments: dict[str, Any]) -> str:
         """One line for the person who approves it."""
         ...
 
-    def execute(self, arguments: dict[str, Any], approval_id: str, at: str) -> ActionResult: ...
+    async def execute(self, arguments: dict[str, Any], approval_id: str, at: str) -> ActionResult: ...
 
 
 class IssueRefund:
@@ -42,24 +42,24 @@ class IssueRefund:
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
 
-    def check(self, arguments: dict[str, Any]) -> str | None:
+    async def check(self, arguments: dict[str, Any]) -> str | None:
         invoice_id = arguments.get("invoice_id")
         if not isinstance(invoice_id, str) or not _INVOICE_ID.match(invoice_id):
             return "a refund needs an invoice number such as INV-1001"
-        if self._ledger.invoice(invoice_id) is None:
+        if await self._ledger.invoice(invoice_id) is None:
             return f"there is no invoice {invoice_id}"
         return None
 
-    def summarize(self, arguments: dict[str, Any]) -> str:
-        invoice = self._ledger.invoice(arguments["invoice_id"])
+    async def summarize(self, arguments: dict[str, Any]) -> str:
+        invoice = await self._ledger.invoice(arguments["invoice_id"])
         assert invoice is not None, "summarize() is only called after check()"
         return f"Refund invoice {invoice.invoice_id} ({invoice.amount})"
 
-    def execute(self, arguments: dict[str, Any], approval_id: str, at: str) -> ActionResult:
-        invoice = self._ledger.invoice(arguments["invoice_id"])
+    async def execute(self, arguments: dict[str, Any], approval_id: str, at: str) -> ActionResult:
+        invoice = await self._ledger.invoice(arguments["invoice_id"])
         if invoice is None:
             return ActionResult(outcome="failed", text=f"Invoice {arguments['invoice_id']} no longer exists.")
-        if not self._ledger.record_refund(approval_id, invoice, at):
+        if not await self._ledger.record_refund(approval_id, invoice, at):
             return ActionResult(outcome="already_done", text=f"Invoice {invoice.invoice_id} was already refunded.")
         return ActionResult(
             outcome="done",
@@ -74,20 +74,20 @@ class DeleteAccount:
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
 
-    def check(self, arguments: dict[str, Any]) -> str | None:
+    async def check(self, arguments: dict[str, Any]) -> str | None:
         account_id = arguments.get("account_id")
         if not isinstance(account_id, str) or not _ACCOUNT_ID.match(account_id):
             return "deleting an account needs its id, such as ACC-2001"
-        if self._ledger.account(account_id) is None:
+        if await self._ledger.account(account_id) is None:
             return f"there is no account {account_id}"
         return None
 
-    def summarize(self, arguments: dict[str, Any]) -> str:
+    async def summarize(self, arguments: dict[str, Any]) -> str:
         return f"Delete account {arguments['account_id']} (irreversible)"
 
-    def execute(self, arguments: dict[str, Any], approval_id: str, at: str) -> ActionResult:
+    async def execute(self, arguments: dict[str, Any], approval_id: str, at: str) -> ActionResult:
         account_id = arguments["account_id"]
-        if not self._ledger.delete_account(account_id, at):
+        if not await self._ledger.delete_account(account_id, at):
             return ActionResult(outcome="already_done", text=f"Account {account_id} was already deleted.")
         return ActionResult(outcome="done", text=f"Account {account_id} is deleted; its data is removed after 30 days.")
 

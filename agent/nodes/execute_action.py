@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from agent.clock import format_timestamp
@@ -22,11 +21,8 @@ async def execute_action(state: AgentState, deps: AgentDeps) -> NodeResult:
     assert action is not None, "proposals name registered actions only"
     with deps.tracer.start_as_current_span(f"action.{action.name}") as span:
         span.set_attribute("action.approval_id", proposal["approval_id"])
-        result = await asyncio.to_thread(
-            action.execute,
-            proposal["arguments"],
-            proposal["approval_id"],
-            format_timestamp(deps.clock.now_ns()),
+        result = await action.execute(
+            proposal["arguments"], proposal["approval_id"], format_timestamp(deps.clock.now_ns())
         )
         span.set_attribute("action.outcome", result.outcome)
     return NodeResult(

@@ -30,28 +30,28 @@ class _Draft:
         self.proposal: ProposalState | None = None
         self.problem: str | None = None
 
-    def finish(self, raw: str, shown: str) -> str:
+    async def finish(self, raw: str, shown: str) -> str:
         self.parsed = parse_answer(raw)
         extra = "" if shown else self.parsed.text
         if self.parsed.kind == "action_proposal":
-            self._propose()
+            await self._propose()
         if self.problem:
             extra += f"{' ' if shown or extra else ''}(I can't do that: {self.problem}.)"
         return extra
 
-    def _propose(self) -> None:
+    async def _propose(self) -> None:
         action = self.parsed.action
         registered = self._deps.actions.get(action.name) if action else None
         if action is None or registered is None:
             self.problem = "that is not an action I can take"
             return
-        self.problem = registered.check(action.arguments)
+        self.problem = await registered.check(action.arguments)
         if self.problem is None:
             self.proposal = {
                 "approval_id": self._deps.ids.new("apv"),
                 "action": action.name,
                 "arguments": action.arguments,
-                "summary": registered.summarize(action.arguments),
+                "summary": await registered.summarize(action.arguments),
             }
 
 

@@ -17,7 +17,7 @@ from agent.llm.visible_text import VisibleText
 from contracts import CostUpdated, TokenDelta
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Awaitable, Callable, Sequence
 
     from agent.deps import AgentDeps
     from agent.llm.types import ChatMessage
@@ -39,7 +39,7 @@ async def call_model(
     deps: AgentDeps,
     messages: Sequence[ChatMessage],
     emit: Callable[[Any], None],
-    finish: Callable[[str, str], str],
+    finish: Callable[[str, str], Awaitable[str]],
 ) -> ModelReply:
     """Run the model and emit its chunks.
 
@@ -56,7 +56,7 @@ async def call_model(
         metadata: dict[str, Any] = {"provider": chunk.provider}
         last = chunk.finish_reason is not None
         if last:
-            text += finish("".join(raw), visible.shown)
+            text += await finish("".join(raw), visible.shown)
             metadata["usage"] = "estimated" if chunk.usage_estimated else "reported"
         shown.append(text)
         emit(

@@ -29,7 +29,11 @@ async def run_model(client: OpenAICompatibleClient) -> tuple[list[TokenDelta], l
         ids=SequentialIds(),
     )
     emitted: list[Any] = []
-    reply = await call_model(deps, MESSAGES, emitted.append, lambda raw, shown: "")
+
+    async def nothing_to_add(raw: str, shown: str) -> str:
+        return ""
+
+    reply = await call_model(deps, MESSAGES, emitted.append, nothing_to_add)
     deltas = [e for e in emitted if isinstance(e, TokenDelta)]
     costs = [e for e in emitted if isinstance(e, CostUpdated)]
     return deltas, costs, reply.text
