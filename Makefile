@@ -5,6 +5,11 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 ASYNCAPI_CHECKER := tests/contracts/asyncapi
 ARTIFACTS := test-artifacts
+# llama-cpp-python ships as source and builds for the CPU it is built on; on CPUs with AMX (this machine)
+# that build dies with a general protection fault in ggml. A generic build works everywhere, so it is
+# built once into this wheel directory and installed from there (pip's own cache may hold a native one).
+LLAMA_VERSION := 0.3.36
+LLAMA_WHEELS := $(HOME)/.cache/agent-harness/llama-generic-$(LLAMA_VERSION)
 
 .PHONY: serve serve-local test lint typecheck docs docs-check unit eval eval-gate fuzz bench chromium clean
 
@@ -61,13 +66,19 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(PIP) install -e .
 	touch $@
 
-$(VENV)/.installed-local: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[local]'
+$(VENV)/.installed-local: pyproject.toml $(LLAMA_WHEELS)/.built | $(BIN)/python
+	$(PIP) install --find-links $(LLAMA_WHEELS) -e '.[local]'
+	$(PIP) install --force-reinstall --no-deps --no-index --find-links $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)
 	touch $@ $(VENV)/.installed
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[test,local]'
+$(VENV)/.installed-test: pyproject.toml $(LLAMA_WHEELS)/.built | $(BIN)/python
+	$(PIP) install --find-links $(LLAMA_WHEELS) -e '.[test,local]'
+	$(PIP) install --force-reinstall --no-deps --no-index --find-links $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)
 	touch $@ $(VENV)/.installed $(VENV)/.installed-local
+
+$(LLAMA_WHEELS)/.built: | $(BIN)/python
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) wheel --no-deps --no-cache-dir -w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)
+	touch $@
 
 $(ASYNCAPI_CHECKER)/node_modules: $(ASYNCAPI_CHECKER)/package-lock.json
 	npm ci --prefix $(ASYNCAPI_CHECKER) --no-audit --no-fund --loglevel=error
