@@ -11,7 +11,15 @@ import msgspec
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ("PROVIDER_NAMES", "AgentConfig", "ConfigError", "LLMConfig", "ProviderSettings", "StubConfig")
+__all__ = (
+    "PROVIDER_NAMES",
+    "AgentConfig",
+    "ConfigError",
+    "LLMConfig",
+    "ProviderSettings",
+    "StubConfig",
+    "redact_url",
+)
 
 PROVIDER_NAMES = ("anthropic", "local", "openai", "stub")
 
@@ -66,6 +74,8 @@ class LLMConfig(msgspec.Struct, frozen=True, kw_only=True):
 class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
     data_dir: Path = Path(".harness")
     """Where the embedded SQLite stores live (``HARNESS_DATA_DIR``)."""
+    database_url: str | None = None
+    """PostgreSQL for checkpoints, interactions and the ledger instead of SQLite (``HARNESS_DATABASE_URL``)."""
     llm: LLMConfig = msgspec.field(default_factory=LLMConfig)
     stub: StubConfig = msgspec.field(default_factory=StubConfig)
     retrieval_k: int = 3
@@ -77,6 +87,7 @@ class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
         prices = env.get("HARNESS_LLM_PRICES")
         return cls(
             data_dir=Path(env.get("HARNESS_DATA_DIR", ".harness")),
+            database_url=read_database_url(env, "HARNESS_DATABASE_URL"),
             llm=LLMConfig(
                 provider=env.get("HARNESS_LLM_PROVIDER", "stub"),
                 base_url=env.get("HARNESS_LLM_BASE_URL") or None,
@@ -99,6 +110,35 @@ class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
                 fail_after_tokens=read_optional_int(env, "HARNESS_STUB_FAIL_AFTER_TOKENS"),
             ),
         )
+
+
+def read_database_url(env: Mapping[str, str], name: str) -> str | None:
+    """A ``postgresql://`` URL, checked for shape only (whether the server answers is checked at start)."""
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    scheme, _, rest = raw.partition("://")
+    if scheme not in ("postgresql", "postgres") or not rest:
+        raise ConfigError(f"{name} must be a postgresql:// URL, got {redact_url(raw)!r}")
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        raise ConfigError(f"{name} needs the `cluster` extra: pip install 'agent-harness[cluster]'") from None
+    try:
+        conninfo_to_dict(raw)
+    except Exception as exc:
+        raise ConfigError(f"{name} is not a valid PostgreSQL URL ({redact_url(raw)}): {exc}") from None
+    return raw
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password replaced, fit for messages and logs."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not at or ":" not in credentials:
+        return url
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}{sep}{user}:***@{host}"
 
 
 def read_float(env: Mapping[str, str], name: str, default: float) -> float:

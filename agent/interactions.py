@@ -1,11 +1,15 @@
-"""The interaction log: every finished turn, redacted, in SQLite. No system prompt, no keys, no card numbers."""
+"""The interaction log: every finished turn, redacted. No system prompt, no keys, no card numbers.
+
+``InteractionLog`` is what the executor sees; ``SqliteInteractionLog`` is the embedded store (the
+PostgreSQL one lives in ``agent.stores.postgres``). Both redact with ``redacted_turn`` before writing.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
@@ -16,7 +20,7 @@ if TYPE_CHECKING:
 
     from contracts import ChatResponse
 
-__all__ = ("InteractionLog",)
+__all__ = ("InteractionLog", "SqliteInteractionLog", "redacted_turn")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS interactions (
@@ -26,7 +30,23 @@ CREATE TABLE IF NOT EXISTS interactions (
 """
 
 
-class InteractionLog:
+class InteractionLog(Protocol):
+    async def record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
+        """Store the turn once (a retried write keeps the first id) and return its interaction id."""
+        ...
+
+    async def messages(self) -> list[tuple[str, str]]:
+        """``(run_id, message)`` of every stored turn, oldest first."""
+        ...
+
+
+def redacted_turn(message: str, response: ChatResponse) -> tuple[str, bytes]:
+    """The message and the encoded response as they may be stored: secrets and personal numbers removed."""
+    answer = msgspec.structs.replace(response.answer, text=redact(response.answer.text))
+    return redact(message), msgspec.json.encode(msgspec.structs.replace(response, answer=answer))
+
+
+class SqliteInteractionLog:
     def __init__(self, path: Path) -> None:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
@@ -37,13 +57,13 @@ class InteractionLog:
         self._db.close()
 
     async def record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
-        """Store the turn once (a retried write keeps the first id) and return its interaction id."""
         return await asyncio.to_thread(self._record, interaction_id, message, response, at)
 
+    async def messages(self) -> list[tuple[str, str]]:
+        return await asyncio.to_thread(self._messages)
+
     def _record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
-        redacted = msgspec.structs.replace(
-            response, answer=msgspec.structs.replace(response.answer, text=redact(response.answer.text))
-        )
+        stored_message, stored_response = redacted_turn(message, response)
         with self._lock:
             self._db.execute(
                 "INSERT OR IGNORE INTO interactions VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -53,15 +73,14 @@ class InteractionLog:
                     response.session_id,
                     at,
                     response.status,
-                    redact(message),
-                    msgspec.json.encode(redacted),
+                    stored_message,
+                    stored_response,
                 ),
             )
             row = self._db.execute("SELECT interaction_id FROM interactions WHERE run_id = ?", (response.run_id,))
             stored: str = row.fetchone()[0]
         return stored
 
-    def messages(self) -> list[tuple[str, str]]:
-        """``(run_id, message)`` of every stored turn, oldest first."""
+    def _messages(self) -> list[tuple[str, str]]:
         with self._lock:
             return list(self._db.execute("SELECT run_id, message FROM interactions ORDER BY at, rowid"))

@@ -20,7 +20,7 @@ from api.routes.runs import cancel_run, get_run, run_events
 from api.routes.spa import index, spa_asset
 from api.routes.turns import chat, resume_chat
 from api.runs.registry import RunRegistry
-from api.runs.sqlite_log import SqliteEventLog
+from api.runs.stores import open_run_stores
 from api.settings import Settings
 
 if TYPE_CHECKING:
@@ -52,9 +52,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        async with open_agent(settings.agent, llm=llm, clock=clock, ids=ids, tracer_provider=tracer_provider) as agent:
-            log = SqliteEventLog(settings.agent.data_dir / "events.sqlite", replay_window=settings.replay_window)
-            runs = RunRegistry(agent, log, settings, clock=clock, ids=ids)
+        async with (
+            open_agent(settings.agent, llm=llm, clock=clock, ids=ids, tracer_provider=tracer_provider) as agent,
+            open_run_stores(settings, agent) as (log, cluster),
+        ):
+            runs = RunRegistry(agent, log, settings, clock=clock, ids=ids, cluster=cluster)
             await runs.open()
             app.state.runs = runs
             try:

@@ -107,6 +107,8 @@ class TurnFailed(ApiError):
     _STATUS_BY_CODE: ClassVar[dict[str, int]] = {
         "provider_unavailable": 503,
         "server_shutdown": 503,
+        "store_unavailable": 503,
+        "instance_lost": 503,
         "provider_stream_failed": 502,
         "provider_rejected": 502,
         "provider_error": 502,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agent.config import AgentConfig, ConfigError, read_float, read_optional_int
+from agent.config import AgentConfig, ConfigError, read_float, read_optional_int, redact_url
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -34,7 +34,19 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limit_per_minute: int = 120
     """Turns (``POST /chat`` and ``/chat/resume``) a client address may start per minute; 0 turns it off
     (``HARNESS_RATE_LIMIT_PER_MINUTE``)."""
+    redis_url: str | None = None
+    """Redis for the run event log, live fan-out and cross-instance control (``HARNESS_REDIS_URL``); set
+    together with ``HARNESS_DATABASE_URL`` it makes this process one instance of a shared service."""
+    redis_prefix: str = "harness"
+    """Every Redis key of the service starts with this and a colon (``HARNESS_REDIS_PREFIX``)."""
+    run_lease_s: float = 10.0
+    """How long an instance may go silent before the runs it executes count as lost (``HARNESS_RUN_LEASE_S``)."""
     agent: AgentConfig = msgspec.field(default_factory=AgentConfig)
+
+    @property
+    def shared(self) -> bool:
+        """Whether the stores are the shared Redis and PostgreSQL ones (else embedded SQLite)."""
+        return self.redis_url is not None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -48,6 +60,21 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         window = read_optional_int(env, "HARNESS_REPLAY_WINDOW")
         if window is not None and window < 1:
             raise ConfigError(f"HARNESS_REPLAY_WINDOW must be at least 1, got {window}")
+        agent = AgentConfig.from_env(env)
+        redis_url = _read_redis_url(env)
+        if (redis_url is None) != (agent.database_url is None):
+            given, missing = (
+                ("HARNESS_REDIS_URL", "HARNESS_DATABASE_URL")
+                if redis_url
+                else ("HARNESS_DATABASE_URL", "HARNESS_REDIS_URL")
+            )
+            raise ConfigError(f"{given} is set but {missing} is not: the shared stores need both (or neither)")
+        lease_s = read_float(env, "HARNESS_RUN_LEASE_S", 10.0)
+        if lease_s < 1:
+            raise ConfigError(f"HARNESS_RUN_LEASE_S must be at least 1 second, got {lease_s:g}")
+        prefix = env.get("HARNESS_REDIS_PREFIX", "harness").strip()
+        if not prefix or any(c.isspace() for c in prefix):
+            raise ConfigError(f"HARNESS_REDIS_PREFIX must be a word without spaces, got {prefix!r}")
         return cls(
             host=env.get("HARNESS_HOST", "127.0.0.1"),
             port=8000 if port is None else port,
@@ -57,8 +84,26 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             replay_window=window or 10_000,
             max_body_bytes=read_optional_int(env, "HARNESS_MAX_BODY_BYTES") or 64 * 1024,
             rate_limit_per_minute=_or_default(read_optional_int(env, "HARNESS_RATE_LIMIT_PER_MINUTE"), 120),
-            agent=AgentConfig.from_env(env),
+            redis_url=redis_url,
+            redis_prefix=prefix,
+            run_lease_s=lease_s,
+            agent=agent,
         )
+
+
+def _read_redis_url(env: Mapping[str, str]) -> str | None:
+    raw = (env.get("HARNESS_REDIS_URL") or "").strip()
+    if not raw:
+        return None
+    try:
+        from redis.asyncio.connection import parse_url
+    except ImportError:
+        raise ConfigError("HARNESS_REDIS_URL needs the `cluster` extra: pip install 'agent-harness[cluster]'") from None
+    try:
+        parse_url(raw)
+    except ValueError as exc:
+        raise ConfigError(f"HARNESS_REDIS_URL is not a valid Redis URL ({redact_url(raw)}): {exc}") from None
+    return raw
 
 
 def _or_default(value: int | None, default: int) -> int:

@@ -37,7 +37,7 @@ CLIENT_CLOSED_REQUEST = 499
 async def chat(
     data: JSONBody[ChatRequest], request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]
 ) -> Response[Any]:
-    run = runs.start_turn(data.message, data.session_id)
+    run = await runs.start_turn(data.message, data.session_id)
     return await _answer(request, runs, run, after=0)
 
 
@@ -69,7 +69,7 @@ async def _answer(
 ) -> Response[Any]:
     if wants_event_stream(request.headers.get("accept")):
         return sse_response(runs, run.run_id, after)
-    with runs.subscribed(run):
+    with runs.subscribed(run.run_id):
         settled = asyncio.ensure_future(run.wait_settled(after))
         left = asyncio.ensure_future(_disconnected(request))
         try:
@@ -77,12 +77,16 @@ async def _answer(
         finally:
             settled.cancel()
             left.cancel()
-    if not run.settled_after(after):
+    if not (run.fenced or run.settled_after(after)):
         return Response(None, status_code=CLIENT_CLOSED_REQUEST)  # nobody is there to read it
     return Response(_outcome(run))
 
 
 def _outcome(run: Run) -> ChatResponse:
+    if run.fenced:
+        raise TurnFailed(
+            "instance_lost", "This instance lost the run to another one; read it with GET /runs.", run_id=run.run_id
+        )
     snapshot = run.record.snapshot
     if snapshot.status in ("failed", "cancelled"):
         assert snapshot.error is not None, "a run that failed says why"

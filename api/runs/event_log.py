@@ -1,8 +1,16 @@
-"""The interface of a run event log. The embedded backend is SQLite (``SqliteEventLog``); a shared one
-(Redis Streams) fits behind the same methods without touching the routes.
+"""The interface of a run event log: the runs' events and records, and who may write them.
 
-Appends are queued and return at once; the log commits them in batches, in order, and only then
-calls ``on_commit`` so the registry can publish them: persisted before published.
+The embedded backend is SQLite (``SqliteEventLog``), for one process; the shared one is Redis Streams
+(``RedisEventLog``), for any number of instances. The routes and the registry see only these methods.
+
+Appends are queued and return at once; the log commits them in batches, in order, and only then calls
+``on_commit`` so the registry can publish them: persisted before published.
+
+Writing a run is a privilege: ``begin_run`` takes it for a new run (and its session), ``claim_run`` for
+an existing one that nobody executes (to resume, cancel or end it). A record whose status is not
+``running`` gives it back, as does ``release_run``. A shared log refuses the appends of an instance that
+lost the privilege (its lease ran out and another instance took the run over) and reports them to
+``on_fenced``, so seqs stay unique and contiguous whoever writes.
 """
 
 from __future__ import annotations
@@ -10,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from api.runs.records import RunRecord, StoredEvent
 
@@ -18,7 +26,7 @@ __all__ = ("EventLog",)
 
 
 class EventLog(Protocol):
-    async def open(self, on_commit: Callable[[str, int], None]) -> None:
+    async def open(self, on_commit: Callable[[str, int], None], on_fenced: Callable[[str], None]) -> None:
         """Start the log; ``on_commit(run_id, seq)`` is called once the run's events up to ``seq`` are durable."""
         ...
 
@@ -26,8 +34,9 @@ class EventLog(Protocol):
         """Commit what is queued, then release the store."""
         ...
 
-    def append(self, run_id: str, event: StoredEvent) -> None:
-        """Queue an event of a run (seqs rise by one)."""
+    def append(self, run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None:
+        """Queue an event of a run (seqs rise by one); with ``record``, the run's record as the event leaves
+        it, committed together with the event."""
         ...
 
     def save_run(self, record: RunRecord) -> None:
@@ -42,8 +51,31 @@ class EventLog(Protocol):
         """The kept events with ``seq > after``, and the highest trimmed seq (see ``trim_point``)."""
         ...
 
-    async def load_run(self, run_id: str) -> RunRecord | None: ...
+    async def load_run(self, run_id: str) -> RunRecord | None:
+        """The run's record, its ``last_seq`` the last committed event's."""
+        ...
 
-    async def unfinished_runs(self) -> list[RunRecord]:
-        """Runs recorded as ``running`` or ``waiting``."""
+    async def begin_run(self, record: RunRecord) -> str | None:
+        """Record a new run and take the right to write it; when its session has an unfinished run, change
+        nothing and return that run's id."""
+        ...
+
+    async def claim_run(self, run_id: str) -> RunRecord | None:
+        """Take the right to write a run nobody executes; its record, or None when someone holds it."""
+        ...
+
+    async def release_run(self, run_id: str) -> None:
+        """Give back a claimed run unchanged."""
+        ...
+
+    async def renew(self, run_ids: Iterable[str]) -> set[str]:
+        """Extend this instance's hold on ``run_ids``; the ones it lost."""
+        ...
+
+    async def lost_runs(self) -> list[str]:
+        """Runs recorded as running that no live instance holds (their executor died)."""
+        ...
+
+    async def check(self) -> None:
+        """Raise unless the store answers now."""
         ...

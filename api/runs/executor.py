@@ -12,6 +12,7 @@ from agent.clock import format_timestamp
 from agent.events import STREAM_MODES, StreamTranslator
 from agent.llm.errors import LLMError
 from agent.response import chat_response, pending_approval
+from agent.stores import is_store_failure
 from contracts import ErrorInfo, InteractionLogged, RunStatus
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
         reason = run.cancel_reason
         if reason is None:
             raise
+        if run.fenced:
+            return  # another instance owns the run now; nothing more is written from here
         message, retryable = _CANCEL_MESSAGES[reason]
         status: RunStatus = "failed" if reason == "server_shutdown" else "cancelled"
         run.fail(
@@ -72,7 +75,18 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
                 node=translator.failed_node or translator.running_node,
             )
         )
-    except Exception:
+    except Exception as exc:
+        if is_store_failure(exc):
+            logger.error("run %s failed: a store is unreachable (%s)", run.run_id, type(exc).__name__)
+            run.fail(
+                ErrorInfo(
+                    code="store_unavailable",
+                    message="A store the service needs is unreachable; try again shortly.",
+                    retryable=True,
+                    node=translator.failed_node or translator.running_node,
+                )
+            )
+            return
         logger.exception("run %s failed", run.run_id)
         run.fail(
             ErrorInfo(

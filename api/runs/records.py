@@ -6,7 +6,10 @@ import msgspec
 
 from contracts import RunSnapshot
 
-__all__ = ("RunRecord", "StoredEvent", "trim_point")
+__all__ = ("FINISHED", "EncodedRecord", "RunRecord", "StoredEvent", "decode_record", "trim_point")
+
+FINISHED = frozenset({"completed", "failed", "cancelled"})
+"""Run statuses after a terminal event."""
 
 
 class StoredEvent(msgspec.Struct, frozen=True):
@@ -21,6 +24,29 @@ class RunRecord(msgspec.Struct, kw_only=True):
     paused_at_ns: int | None = None
     """When the run paused for its human, to report ``human_wait_ms`` after the resume."""
     human_wait_ms: float | None = None
+
+    def encode(self) -> EncodedRecord:
+        """The record as the log writes it, frozen now: later changes to the run do not reach the store."""
+        snapshot = self.snapshot
+        return EncodedRecord(snapshot.run_id, snapshot.session_id, snapshot.status, _encode(self))
+
+
+class EncodedRecord(msgspec.Struct, frozen=True):
+    run_id: str
+    session_id: str
+    status: str
+    data: bytes
+
+    def decode(self) -> RunRecord:
+        return _decode(self.data)
+
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(RunRecord).decode
+
+
+def decode_record(data: bytes) -> RunRecord:
+    return _decode(data)
 
 
 def trim_point(last_seq: int, window: int) -> int:

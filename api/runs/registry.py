@@ -1,13 +1,16 @@
-"""The run registry: starts turns as runs, resumes and cancels them, and watches their subscribers.
+"""The run registry: starts turns as runs, resumes and cancels them, and watches who follows them.
 
-Every turn executes as its own task, never inside a request handler. A running run that loses its last
-subscriber goes on for ``disconnect_grace_s``; if nobody comes back, its graph run is aborted. A run
-waiting for a human waits regardless.
+Every turn executes as its own task on the instance that received it, never inside a request handler.
+A running run that loses its last follower (here and, with shared stores, on every other instance) goes
+on for ``disconnect_grace_s``; if nobody comes back, its graph run is aborted. A run waiting for a human
+holds no task and lives only in the log, so any instance can resume or cancel it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -25,8 +28,9 @@ from api.exceptions import (
     SessionBusy,
 )
 from api.runs.executor import execute
+from api.runs.feed import RunFeed
 from api.runs.frames import FrameEncoder
-from api.runs.records import RunRecord, StoredEvent
+from api.runs.records import FINISHED, RunRecord
 from api.runs.run import Run
 from contracts import ErrorInfo, RunSnapshot
 
@@ -35,40 +39,56 @@ if TYPE_CHECKING:
 
     from agent.clock import Clock, IdFactory
     from agent.runtime import Agent
+    from api.runs.cluster import Cluster
     from api.runs.event_log import EventLog
+    from api.runs.feed import Follower
     from api.settings import Settings
     from contracts import ResumeRequest
 
 __all__ = ("RunRegistry",)
 
+logger = logging.getLogger(__name__)
+
 _UNCLAIMED_S = 1.0
+_CANCEL_SETTLE_S = 5.0
+_LOST = {
+    "server_restarted": "The server restarted while this run was in progress.",
+    "instance_lost": "The instance executing this run stopped answering; the run can be started again.",
+}
 
 
 class RunRegistry:
-    def __init__(self, agent: Agent, log: EventLog, settings: Settings, *, clock: Clock, ids: IdFactory) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        log: EventLog,
+        settings: Settings,
+        *,
+        clock: Clock,
+        ids: IdFactory,
+        cluster: Cluster | None = None,
+    ) -> None:
         self.agent = agent
         self.log = log
         self.settings = settings
         self.clock = clock
+        self.cluster = cluster
         self._ids = ids
         self.encoder = FrameEncoder()
+        self.feed = RunFeed(self._followers_changed)
         self._topology = read_topology(agent.graph, "")
         """The graph's shape, read once: every run's topology event is this with its session."""
         self._live: dict[str, Run] = {}
-        self._by_session: dict[str, Run] = {}
         self.closing = False
 
     # --- life cycle ---
 
     async def open(self) -> None:
-        """Open the log; fail runs a crash left running, and bring back the ones waiting for a human."""
-        await self.log.open(self._committed)
-        for record in await self.log.unfinished_runs():
-            kept, _ = await self.log.read(record.snapshot.run_id, 0)
-            run = self._track(record, kept)
-            if record.snapshot.status == "running":
-                run.fail(_error("server_restarted", "The server restarted while this run was in progress.", True))
-        await self.log.flush()
+        """Open the log and end the runs whose executor is gone (a crash, or a lost instance)."""
+        await self.log.open(self._committed, self._fenced)
+        await self.end_lost_runs()
+        if self.cluster is not None:
+            await self.cluster.start(self)
 
     def begin_shutdown(self) -> None:
         """Stop taking turns and end every open stream: running runs get a terminal error event."""
@@ -77,25 +97,38 @@ class RunRegistry:
         self.closing = True
         for run in list(self._live.values()):
             if run.status == "running":
-                self._abort(run, "server_shutdown")
-            run.wake()
+                self.abort(run, "server_shutdown")
+        self.feed.wake_all()
 
     async def close(self) -> None:
         self.begin_shutdown()
         tasks = [run.task for run in self._live.values() if run.task is not None]
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self.log.close()
+        try:
+            await self.log.flush()
+        finally:
+            if self.cluster is not None:
+                await self.cluster.stop()
+            await self.log.close()
+
+    async def end_lost_runs(self) -> None:
+        """End, with a retryable error, every run recorded as running whose executor is gone."""
+        code = "instance_lost" if self.cluster is not None else "server_restarted"
+        for run_id in await self.log.lost_runs():
+            record = await self.log.claim_run(run_id)
+            if record is None:
+                continue
+            if record.snapshot.status != "running":
+                await self.log.release_run(run_id)
+                continue
+            logger.warning("run %s lost its executor; ending it with %s", run_id, code)
+            self._track(record).fail(_error(code, _LOST[code], True))
 
     # --- turns ---
 
-    def start_turn(self, message: str, session_id: str | None) -> Run:
+    async def start_turn(self, message: str, session_id: str | None) -> Run:
         self._refuse_when_closing()
         session_id = session_id or self._ids.new("s")
-        if (busy := self._by_session.get(session_id)) is not None and not busy.finished:
-            raise SessionBusy(
-                f"Session {session_id} has run {busy.run_id} {busy.status}; wait for it, decide it or cancel it.",
-                run_id=busy.run_id,
-            )
         now = format_timestamp(self.clock.now_ns())
         snapshot = RunSnapshot(
             run_id=self._ids.new("r"),
@@ -108,8 +141,14 @@ class RunRegistry:
             pending_approval=None,
             error=None,
         )
-        run = self._track(RunRecord(snapshot=snapshot), [])
-        run.save()
+        record = RunRecord(snapshot=snapshot)
+        busy = await self.log.begin_run(record)
+        if busy is not None:
+            raise SessionBusy(
+                f"Session {session_id} has run {busy} unfinished; wait for it, decide it or cancel it.",
+                run_id=busy,
+            )
+        run = self._track(record)
         run.emit(msgspec.structs.replace(self._topology, session_id=session_id))
         turn = {"run_id": run.run_id, "session_id": session_id, "message": message}
         self._launch(run, turn)
@@ -118,19 +157,17 @@ class RunRegistry:
     async def resume(self, request: ResumeRequest) -> tuple[Run, int]:
         """Continue a waiting run with the human's decision; returns the run and the seq it resumes after."""
         self._refuse_when_closing()
-        run = self._live.get(request.run_id)
-        if run is None:
-            await self.get(request.run_id, request.session_id)
-            raise RunNotPaused(f"Run {request.run_id} has ended; there is nothing left to decide.")
-        if request.session_id is not None and request.session_id != run.session_id:
-            raise RunNotFound(f"There is no run {request.run_id}" + _for_session(request.session_id))
-        pending = run.record.snapshot.pending_approval
-        if run.status != "waiting" or pending is None:
-            raise RunNotPaused(f"Run {run.run_id} is {run.status}, not waiting for an approval.")
-        if pending.approval_id != request.approval_id:
-            raise ApprovalNotFound(
-                f"Run {run.run_id} waits for approval {pending.approval_id}, not {request.approval_id}."
-            )
+        found = await self.get(request.run_id, request.session_id)
+        _check_decidable(found.snapshot() if isinstance(found, Run) else found.snapshot, request)
+        record = await self.log.claim_run(request.run_id)
+        if record is None:
+            raise RunNotPaused(f"Run {request.run_id} is being decided or executed right now.")
+        try:
+            _check_decidable(record.snapshot, request)
+        except Exception:
+            await self.log.release_run(request.run_id)
+            raise
+        run = self._track(record)
         cursor = run.last_seq
         run.resume()
         run.emit(msgspec.structs.replace(self._topology, session_id=run.session_id))
@@ -142,16 +179,34 @@ class RunRegistry:
         self._launch(run, decision, resume=True)
         return run, cursor
 
-    def cancel(self, found: Run | RunRecord) -> Run:
-        """Cancel a live run: it ends with an ``error`` event ``cancelled``, now or when its node stops."""
-        if not isinstance(found, Run) or found.finished:
-            snapshot = found.snapshot() if isinstance(found, Run) else found.snapshot
-            raise RunFinished(f"Run {snapshot.run_id} has already ended ({snapshot.status}).")
-        if found.status == "waiting":
-            found.fail(_error("cancelled", "The run was cancelled.", False), status="cancelled")
-        else:
-            self._abort(found, "cancelled")
-        return found
+    async def cancel(self, found: Run | RunRecord) -> RunSnapshot:
+        """End the run with an ``error`` event ``cancelled``: at once when it waits or runs here, as soon as its
+        executor hears of it when it runs elsewhere. Returns the run as it stands then."""
+        if isinstance(found, Run) and not found.settled:
+            self.abort(found, "cancelled")
+            return await _settled_snapshot(found, found.last_seq)
+        run_id = found.run_id if isinstance(found, Run) else found.snapshot.run_id
+        if isinstance(found, Run):
+            await self.log.flush()  # it just paused or ended: settle that first
+        record = await self.log.load_run(run_id)
+        assert record is not None, "the run was found"
+        status = record.snapshot.status
+        if status in FINISHED:
+            raise RunFinished(f"Run {run_id} has already ended ({status}).")
+        if status == "running":
+            if self.cluster is None:
+                raise RunNotPaused(f"Run {run_id} is starting or ending; try again.")
+            await self.cluster.request_cancel(run_id)
+            return record.snapshot
+        claimed = await self.log.claim_run(run_id)
+        if claimed is None or claimed.snapshot.status != "waiting":
+            if claimed is not None:
+                await self.log.release_run(run_id)
+            raise RunNotPaused(f"Run {run_id} is being decided right now; try again.")
+        run = self._track(claimed)
+        cursor = run.last_seq
+        run.fail(_error("cancelled", "The run was cancelled.", False), status="cancelled")
+        return await _settled_snapshot(run, cursor)
 
     # --- looking runs up ---
 
@@ -160,10 +215,12 @@ class RunRegistry:
         return len(self._live)
 
     def live(self, run_id: str) -> Run | None:
+        """The run when it executes on this instance."""
         return self._live.get(run_id)
 
     async def get(self, run_id: str, session_id: str | None = None) -> Run | RunRecord:
-        """The live run, or the record of a finished one; 404 for unknown runs and other sessions' runs."""
+        """The live run, or the record of one that is not executing here; 404 for unknown runs and other
+        sessions' runs."""
         found: Run | RunRecord | None = self._live.get(run_id) or await self.log.load_run(run_id)
         if found is None:
             raise RunNotFound(f"There is no run {run_id}" + _for_session(session_id))
@@ -172,76 +229,120 @@ class RunRegistry:
             raise RunNotFound(f"There is no run {run_id}" + _for_session(session_id))
         return found
 
-    # --- subscribers ---
+    # --- followers ---
 
     @contextmanager
-    def subscribed(self, run: Run) -> Iterator[None]:
-        """Count a stream (or a JSON caller) following ``run``; the last one leaving starts the grace period."""
-        run.subscribers += 1
-        if run.grace_timer is not None:
-            run.grace_timer.cancel()
-            run.grace_timer = None
-        try:
-            yield
-        finally:
-            run.subscribers -= 1
-            if run.subscribers == 0 and run.status == "running":
+    def subscribed(self, run_id: str) -> Iterator[Follower]:
+        """Follow a run (a stream, or a JSON caller); the last follower leaving starts the grace period."""
+        with self.feed.follow(run_id) as follower:
+            yield follower
+
+    def _followers_changed(self, run_id: str, count: int) -> None:
+        run = self._live.get(run_id)
+        if run is not None:
+            if count and run.grace_timer is not None:
+                run.grace_timer.cancel()
+                run.grace_timer = None
+            elif not count and run.status == "running":
                 self._start_grace(run)
+        elif self.cluster is not None:
+            self.cluster.following(run_id, bool(count))
 
     def _start_grace(self, run: Run) -> None:
+        if run.grace_timer is not None:
+            return
         grace = self.settings.disconnect_grace_s
-        if grace <= 0:
-            self._abort(run, "client_disconnected")
+        if grace <= 0 and self.cluster is None:
+            self.abort(run, "client_disconnected")
             return
         run.grace_timer = asyncio.get_running_loop().call_later(grace, self._grace_over, run)
 
     def _grace_over(self, run: Run) -> None:
         run.grace_timer = None
-        if run.subscribers == 0 and run.status == "running":
-            self._abort(run, "client_disconnected")
+        if self.feed.count(run.run_id) or run.status != "running":
+            return
+        if self.cluster is None:
+            self.abort(run, "client_disconnected")
+        else:
+            self.cluster.abort_unless_followed(run)
+
+    def orphaned(self) -> list[Run]:
+        """Running runs here that nobody here follows and that wait for no grace timer."""
+        return [
+            run
+            for run in self._live.values()
+            if run.status == "running" and run.grace_timer is None and not self.feed.count(run.run_id)
+        ]
+
+    def running_here(self) -> list[str]:
+        return [run_id for run_id, run in self._live.items() if not run.settled]
 
     # --- internals ---
 
-    def _track(self, record: RunRecord, kept: list[StoredEvent]) -> Run:
+    def _track(self, record: RunRecord) -> Run:
         run = Run(
             record,
-            kept,
             log=self.log,
             encoder=self.encoder,
             clock=self.clock,
             window=self.settings.replay_window,
         )
         self._live[run.run_id] = run
-        self._by_session[run.session_id] = run
         return run
 
     def _launch(self, run: Run, graph_input: object, *, resume: bool = False) -> None:
         config = thread_config(run.session_id)
         run.cancel_reason = None
         run.task = asyncio.create_task(execute(run, self.agent, graph_input, config, resume=resume), name=run.run_id)
-        if run.subscribers == 0:
-            # the request that started the run subscribes right away; if it never does, its client is gone
+        if not self.feed.count(run.run_id):
+            # the request that started the run follows it right away; if it never does, its client is gone
             delay = max(self.settings.disconnect_grace_s, _UNCLAIMED_S)
             run.grace_timer = asyncio.get_running_loop().call_later(delay, self._grace_over, run)
 
-    def _abort(self, run: Run, reason: str) -> None:
+    def abort(self, run: Run, reason: str) -> None:
         if run.task is not None and not run.task.done() and run.cancel_reason is None:
             run.cancel_reason = reason
             run.task.cancel()
 
     def _committed(self, run_id: str, seq: int) -> None:
         run = self._live.get(run_id)
+        if run is not None:
+            run.committed(seq)
+            if run.settled and seq >= run.last_seq:
+                del self._live[run_id]
+        self.feed.notify(run_id, seq)
+
+    def _fenced(self, run_id: str) -> None:
+        """Another instance took this run over: stop executing it here without writing anything more."""
+        run = self._live.pop(run_id, None)
         if run is None:
             return
-        run.committed(seq)
-        if run.finished and seq >= run.last_seq:
-            del self._live[run_id]
-            if self._by_session.get(run.session_id) is run:
-                del self._by_session[run.session_id]
+        logger.warning("run %s was taken over by another instance; stopping it here", run_id)
+        run.fenced = True
+        self.abort(run, "fenced")
+        run.wake()
+        self.feed.wake(run_id)
 
     def _refuse_when_closing(self) -> None:
         if self.closing:
             raise ServiceUnavailable("The service is shutting down; try again shortly.")
+
+
+async def _settled_snapshot(run: Run, cursor: int) -> RunSnapshot:
+    """The run's snapshot once an outcome after ``cursor`` is committed, or as it is after a short wait."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(run.wait_settled(cursor), _CANCEL_SETTLE_S)
+    return run.snapshot()
+
+
+def _check_decidable(snapshot: RunSnapshot, request: ResumeRequest) -> None:
+    pending = snapshot.pending_approval
+    if snapshot.status != "waiting" or pending is None:
+        raise RunNotPaused(f"Run {snapshot.run_id} is {snapshot.status}, not waiting for an approval.")
+    if pending.approval_id != request.approval_id:
+        raise ApprovalNotFound(
+            f"Run {snapshot.run_id} waits for approval {pending.approval_id}, not {request.approval_id}."
+        )
 
 
 def _error(code: str, message: str, retryable: bool) -> ErrorInfo:

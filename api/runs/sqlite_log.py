@@ -1,7 +1,9 @@
 """The embedded event log: SQLite in WAL mode, written by one thread in batched transactions.
 
 Everything queued while a batch is being committed goes into the next batch (group commit), so a run
-producing thousands of events a second costs a handful of commits, not one per event.
+producing thousands of events a second costs a handful of commits, not one per event. One process owns
+the data directory, so the right to write a run is kept in memory; a run recorded as running that this
+process does not hold was left by a crash.
 """
 
 from __future__ import annotations
@@ -10,15 +12,15 @@ import asyncio
 import logging
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-import msgspec
-
-from api.runs.records import RunRecord, StoredEvent, trim_point
+from api.runs.records import FINISHED, EncodedRecord, StoredEvent, decode_record, trim_point
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
+
+    from api.runs.records import RunRecord
 
 __all__ = ("SqliteEventLog",)
 
@@ -34,7 +36,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
 """
 
-_Op = tuple[str, StoredEvent] | RunRecord
+_Op = tuple[str, StoredEvent] | EncodedRecord
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 logger = logging.getLogger(__name__)
@@ -54,12 +56,18 @@ class SqliteEventLog:
         self._writer: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None
         self._on_commit: Callable[[str, int], None] = lambda run_id, seq: None
-        self._encode = msgspec.json.Encoder().encode
-        self._decode = msgspec.json.Decoder(RunRecord).decode
+        self._held: set[str] = set()
+        """Runs this process may write."""
+        self._sessions: dict[str, str] = {}
+        """Each session's unfinished run."""
 
-    async def open(self, on_commit: Callable[[str, int], None]) -> None:
+    async def open(self, on_commit: Callable[[str, int], None], on_fenced: Callable[[str], None]) -> None:
         self._on_commit = on_commit
         await self._call(self._connect)
+        rows = await self._call(
+            self._fetch_all, "SELECT session_id, run_id FROM runs WHERE status IN ('running', 'waiting')"
+        )
+        self._sessions = {session_id: run_id for session_id, run_id in rows}
         self._writer = asyncio.create_task(self._write_batches(), name="event-log-writer")
 
     async def close(self) -> None:
@@ -71,12 +79,14 @@ class SqliteEventLog:
             await self._call(self._db.close)
         self._executor.shutdown(wait=True)
 
-    def append(self, run_id: str, event: StoredEvent) -> None:
+    def append(self, run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None:
         self._queue.append((run_id, event))
+        if record is not None:
+            self._queue_record(record.encode())
         self._queued.set()
 
     def save_run(self, record: RunRecord) -> None:
-        self._queue.append(record)
+        self._queue_record(record.encode())
         self._queued.set()
 
     async def flush(self) -> None:
@@ -85,19 +95,66 @@ class SqliteEventLog:
         target = self._queued_batches + (1 if self._queue else 0)
         async with self._batch_done:
             await self._batch_done.wait_for(lambda: self._committed_batches >= target or self._failure is not None)
-        if self._failure is not None:
-            raise RuntimeError("the event log can no longer write") from self._failure
+        self.raise_on_failure()
 
     async def read(self, run_id: str, after: int) -> tuple[list[StoredEvent], int]:
         return await self._call(self._read, run_id, after)
 
     async def load_run(self, run_id: str) -> RunRecord | None:
-        row = await self._call(self._fetch_one, "SELECT record FROM runs WHERE run_id = ?", (run_id,))
-        return self._decode(row[0]) if row else None
+        rows = await self._call(
+            self._fetch_all,
+            "SELECT record, (SELECT MAX(seq) FROM events WHERE run_id = ?1) FROM runs WHERE run_id = ?1",
+            (run_id,),
+        )
+        if not rows:
+            return None
+        record = decode_record(rows[0][0])
+        if rows[0][1] is not None:
+            record.snapshot.last_seq = rows[0][1]
+        return record
 
-    async def unfinished_runs(self) -> list[RunRecord]:
-        rows = await self._call(self._fetch_all, "SELECT record FROM runs WHERE status IN ('running', 'waiting')", ())
-        return [self._decode(row[0]) for row in rows]
+    async def begin_run(self, record: RunRecord) -> str | None:
+        session_id, run_id = record.snapshot.session_id, record.snapshot.run_id
+        if (busy := self._sessions.get(session_id)) is not None:
+            return busy
+        self._sessions[session_id] = run_id
+        self._held.add(run_id)
+        self.save_run(record)
+        return None
+
+    async def claim_run(self, run_id: str) -> RunRecord | None:
+        if run_id in self._held:
+            return None
+        self._held.add(run_id)
+        await self.flush()
+        record = await self.load_run(run_id)
+        if record is None:
+            self._held.discard(run_id)
+        return record
+
+    async def release_run(self, run_id: str) -> None:
+        self._held.discard(run_id)
+
+    async def renew(self, run_ids: Iterable[str]) -> set[str]:
+        return set()
+
+    async def lost_runs(self) -> list[str]:
+        rows = await self._call(self._fetch_all, "SELECT run_id FROM runs WHERE status = 'running'")
+        return [run_id for (run_id,) in rows if run_id not in self._held]
+
+    async def check(self) -> None:
+        self.raise_on_failure()
+
+    def raise_on_failure(self) -> None:
+        if self._failure is not None:
+            raise RuntimeError("the event log can no longer write") from self._failure
+
+    def _queue_record(self, record: EncodedRecord) -> None:
+        self._queue.append(record)
+        if record.status != "running":
+            self._held.discard(record.run_id)
+        if record.status in FINISHED and self._sessions.get(record.session_id) == record.run_id:
+            del self._sessions[record.session_id]
 
     async def _write_batches(self) -> None:
         while True:
@@ -140,12 +197,11 @@ class SqliteEventLog:
         db.execute("BEGIN")
         try:
             for op in batch:
-                if isinstance(op, RunRecord):
-                    snapshot = op.snapshot
+                if isinstance(op, EncodedRecord):
                     db.execute(
                         "INSERT INTO runs (run_id, session_id, status, record) VALUES (?, ?, ?, ?) "
                         "ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, record = excluded.record",
-                        (snapshot.run_id, snapshot.session_id, snapshot.status, self._encode(op)),
+                        (op.run_id, op.session_id, op.status, op.data),
                     )
                 else:
                     run_id, event = op
@@ -182,11 +238,6 @@ class SqliteEventLog:
         ).fetchall()
         return [StoredEvent(seq, kind, frame) for seq, kind, frame in rows], row[0] if row else 1
 
-    def _fetch_one(self, sql: str, args: tuple[object, ...]) -> tuple[bytes] | None:
-        assert self._db is not None
-        row: tuple[bytes] | None = self._db.execute(sql, args).fetchone()
-        return row
-
-    def _fetch_all(self, sql: str, args: tuple[object, ...]) -> list[tuple[bytes]]:
+    def _fetch_all(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         assert self._db is not None
         return self._db.execute(sql, args).fetchall()

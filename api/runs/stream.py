@@ -1,7 +1,9 @@
 """A subscription to a run as SSE bytes: replay after the cursor, then the live tail, with heartbeats.
 
-The stream ends after the run's terminal event. A cursor older than the replay window gets a
-``snapshot`` event standing for the events that are gone, carrying the seq of the last of them.
+The events come from the run's memory when it executes here and from the log otherwise (it waits for a
+human, runs on another instance, or the cursor is older than what memory holds). The stream ends after
+the run's terminal event. A cursor older than the replay window gets a ``snapshot`` event standing for
+the events that are gone, carrying the seq of the last of them.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from agent.clock import format_timestamp
 from api.runs.frames import HEARTBEAT, retry_frame
+from api.runs.records import FINISHED
 from contracts import TERMINAL_EVENT_TYPES, Snapshot
 
 if TYPE_CHECKING:
@@ -17,55 +20,59 @@ if TYPE_CHECKING:
 
     from api.runs.records import StoredEvent
     from api.runs.registry import RunRegistry
-    from contracts import RunSnapshot
 
 __all__ = ("follow_run",)
 
 
 async def follow_run(registry: RunRegistry, run_id: str, after: int) -> AsyncIterator[bytes]:
-    settings = registry.settings
-    yield retry_frame(settings.retry_ms)
-    run = registry.live(run_id)
-    if run is None:
-        record = await registry.log.load_run(run_id)
-        assert record is not None, "the route checks that the run exists"
-        events, _ = await registry.log.read(run_id, after)
-        frames, _ = _frames(registry, events, after, record.snapshot)
-        yield frames
-        return
+    heartbeat_s = registry.settings.heartbeat_s
+    yield retry_frame(registry.settings.retry_ms)
     cursor = after
-    with registry.subscribed(run):
+    with registry.subscribed(run_id) as follower:
         while True:
-            events = run.events_after(cursor)
+            run = registry.live(run_id)
+            events = run.events_after(cursor) if run is not None else None
+            if events is None:
+                events, _ = await registry.log.read(run_id, cursor)
             if events:
-                frames, cursor = _frames(registry, events, cursor, run.snapshot())
+                frames, cursor = await _frames(registry, run_id, events, cursor)
                 yield frames
                 if events[-1].type in TERMINAL_EVENT_TYPES:
                     return
                 continue
-            if cursor >= run.last_seq and (run.finished or (registry.closing and run.status != "running")):
+            if run is None and (registry.closing or await _finished(registry, run_id)):
                 return
-            if not await run.wait_for_change(settings.heartbeat_s):
+            while not await follower.wait(cursor, heartbeat_s):
                 yield HEARTBEAT
 
 
-def _frames(
-    registry: RunRegistry, events: Sequence[StoredEvent], cursor: int, snapshot: RunSnapshot
-) -> tuple[bytes, int]:
+async def _finished(registry: RunRegistry, run_id: str) -> bool:
+    record = await registry.log.load_run(run_id)
+    return record is None or record.snapshot.status in FINISHED
+
+
+async def _frames(registry: RunRegistry, run_id: str, events: Sequence[StoredEvent], cursor: int) -> tuple[bytes, int]:
     """The frames of ``events`` after ``cursor``, with a snapshot wherever the seqs jump."""
     parts: list[bytes] = []
     for event in events:
         if event.seq != cursor + 1:
-            parts.append(_snapshot_frame(registry, snapshot, event.seq - 1))
+            parts.append(await _snapshot_frame(registry, run_id, event.seq - 1))
         parts.append(event.frame)
         cursor = event.seq
     return b"".join(parts), cursor
 
 
-def _snapshot_frame(registry: RunRegistry, snapshot: RunSnapshot, seq: int) -> bytes:
+async def _snapshot_frame(registry: RunRegistry, run_id: str, seq: int) -> bytes:
+    run = registry.live(run_id)
+    if run is not None:
+        snapshot = run.snapshot()
+    else:
+        record = await registry.log.load_run(run_id)
+        assert record is not None, "a run with events has a record"
+        snapshot = record.snapshot
     _, frame = registry.encoder.encode(
         Snapshot(gap=True, run=snapshot),
-        run_id=snapshot.run_id,
+        run_id=run_id,
         seq=seq,
         status=snapshot.status,
         at=format_timestamp(registry.clock.now_ns()),

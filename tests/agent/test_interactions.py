@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING
 
 from agent import run_turn
 from agent.guardrails import redact
-from agent.interactions import InteractionLog
+from agent.interactions import SqliteInteractionLog
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -22,11 +22,11 @@ def test_redact_removes_cards_ids_accounts_and_keys_but_keeps_the_rest() -> None
 async def test_a_turn_is_logged_once_and_redacted(agent: Agent, tmp_path: Path) -> None:
     message = "My card is 4111 1111 1111 1111, please charge it"
     response = await run_turn(agent, message, session_id="s_1", run_id="r_1")
-    log = InteractionLog(tmp_path / "interactions.sqlite")
+    log = SqliteInteractionLog(tmp_path / "interactions.sqlite")
     try:
         first = await log.record("int_1", message, response, "2026-11-30T00:00:00.000000Z")
         second = await log.record("int_2", message, response, "2026-11-30T00:00:01.000000Z")
-        stored = log.messages()
+        stored = await log.messages()
     finally:
         log.close()
 

@@ -1,0 +1,67 @@
+"""Where the agent keeps what it must not lose: checkpoints, the interaction log and the ledger.
+
+Embedded SQLite files in the data directory by default; PostgreSQL when ``HARNESS_DATABASE_URL`` is set,
+so that any number of instances share them.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+
+    from agent.actions.ledger import Ledger
+    from agent.config import AgentConfig
+    from agent.interactions import InteractionLog
+
+__all__ = ("AgentStores", "StoreUnavailable", "is_store_failure", "open_stores")
+
+
+class StoreUnavailable(RuntimeError):
+    """A shared store cannot be reached; the message names it (without its password) and what failed."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStores:
+    checkpointer: BaseCheckpointSaver[Any]
+    ledger: Ledger
+    interactions: InteractionLog
+    database: Any = None
+    """The PostgreSQL connection pool (``psycopg_pool.AsyncConnectionPool``) when the stores are shared."""
+
+
+@asynccontextmanager
+async def open_stores(config: AgentConfig) -> AsyncIterator[AgentStores]:
+    if config.database_url is None:
+        from agent.stores.sqlite import open_sqlite_stores
+
+        async with open_sqlite_stores(config.data_dir) as stores:
+            yield stores
+    else:
+        from agent.stores.postgres import open_postgres_stores
+
+        async with open_postgres_stores(config.database_url) as stores:
+            yield stores
+
+
+def is_store_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` says a shared store could not be reached (as opposed to a bug)."""
+    if isinstance(exc, StoreUnavailable):
+        return True
+    module = type(exc).__module__
+    if module.startswith("psycopg"):
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        return isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError | PoolTimeout)
+    if module.startswith("redis"):
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
+
+        return isinstance(exc, RedisConnectionError | RedisTimeoutError)
+    return False

@@ -1,0 +1,55 @@
+"""The interaction log on PostgreSQL, redacted exactly as the embedded one."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agent.interactions import redacted_turn
+
+if TYPE_CHECKING:
+    from psycopg_pool import AsyncConnectionPool
+
+    from contracts import ChatResponse
+
+__all__ = ("PostgresInteractionLog",)
+
+
+class PostgresInteractionLog:
+    MIGRATIONS: ClassVar[list[str]] = [
+        """CREATE TABLE interactions (
+            interaction_id TEXT PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, session_id TEXT NOT NULL,
+            at TEXT NOT NULL, status TEXT NOT NULL, message TEXT NOT NULL, response BYTEA NOT NULL
+        )""",
+    ]
+
+    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
+        self._pool = pool
+
+    async def record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
+        stored_message, stored_response = redacted_turn(message, response)
+        async with self._pool.connection() as connection:
+            await connection.execute(
+                "INSERT INTO interactions VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO NOTHING",
+                (
+                    interaction_id,
+                    response.run_id,
+                    response.session_id,
+                    at,
+                    response.status,
+                    stored_message,
+                    stored_response,
+                ),
+            )
+            row = await (
+                await connection.execute(
+                    "SELECT interaction_id FROM interactions WHERE run_id = %s", (response.run_id,)
+                )
+            ).fetchone()
+        assert row is not None, "the row was just written"
+        stored: str = row["interaction_id"]
+        return stored
+
+    async def messages(self) -> list[tuple[str, str]]:
+        async with self._pool.connection() as connection:
+            rows = await (await connection.execute("SELECT run_id, message FROM interactions ORDER BY at")).fetchall()
+        return [(row["run_id"], row["message"]) for row in rows]

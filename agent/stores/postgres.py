@@ -1,0 +1,113 @@
+"""The shared stores on PostgreSQL: one connection pool, migrations that run at start, LangGraph's saver.
+
+Migrations run under an advisory lock, so instances starting at the same moment apply each one exactly
+once. The lock is taken with ``pg_try_advisory_lock`` in a loop rather than a blocking
+``pg_advisory_lock``: LangGraph's own migrations build indexes ``CONCURRENTLY``, which waits for every
+open snapshot, and an instance blocked inside ``pg_advisory_lock`` would hold one and deadlock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
+
+from agent.config import redact_url
+from agent.stores import AgentStores, StoreUnavailable
+from agent.stores.pg_interactions import PostgresInteractionLog
+from agent.stores.pg_ledger import LEDGER_MIGRATIONS, PostgresLedger
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Sequence
+
+__all__ = ("apply_migrations", "migration_lock", "open_pool", "open_postgres_stores", "ping")
+
+_MIGRATION_LOCK = 0x6861726E657373  # "harness"
+_LOCK_POLL_S = 0.05
+_CONNECT_TIMEOUT_S = 5
+
+
+@asynccontextmanager
+async def open_pool(url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
+    """A pool on ``url``; fails at once with ``StoreUnavailable`` when the server cannot be reached."""
+    try:
+        probe = await psycopg.AsyncConnection.connect(url, connect_timeout=_CONNECT_TIMEOUT_S)
+    except psycopg.Error as exc:
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise StoreUnavailable(f"cannot connect to PostgreSQL at {redact_url(url)}: {reason}") from None
+    await probe.close()
+    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+        url,
+        min_size=2,
+        max_size=16,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        check=AsyncConnectionPool.check_connection,
+        timeout=5,
+        name="harness",
+        open=False,
+    )
+    await pool.open(wait=True, timeout=_CONNECT_TIMEOUT_S)
+    try:
+        yield pool
+    finally:
+        await pool.close()
+
+
+async def ping(pool: AsyncConnectionPool[Any], timeout_s: float = 1.0) -> None:
+    """Raise unless the database answers within ``timeout_s``."""
+    async with asyncio.timeout(timeout_s), pool.connection(timeout=timeout_s) as connection:
+        await connection.execute("SELECT 1")
+
+
+@asynccontextmanager
+async def migration_lock(pool: AsyncConnectionPool[Any]) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    """Hold the service's migration lock; yields the connection that holds it."""
+    async with pool.connection() as connection:
+        while True:
+            row = await (
+                await connection.execute("SELECT pg_try_advisory_lock(%s) AS taken", (_MIGRATION_LOCK,))
+            ).fetchone()
+            if row and row["taken"]:
+                break
+            await asyncio.sleep(_LOCK_POLL_S)
+        try:
+            await connection.execute(
+                "CREATE TABLE IF NOT EXISTS harness_migrations ("
+                " component TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (component, version))"
+            )
+            yield connection
+        finally:
+            await connection.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
+
+
+async def apply_migrations(connection: psycopg.AsyncConnection[Any], component: str, statements: Sequence[str]) -> None:
+    """Apply ``component``'s statements not applied yet, each in its own transaction, in order."""
+    row = await (
+        await connection.execute(
+            "SELECT COALESCE(MAX(version), -1) AS done FROM harness_migrations WHERE component = %s", (component,)
+        )
+    ).fetchone()
+    done = row["done"] if row else -1
+    for version in range(done + 1, len(statements)):
+        async with connection.transaction():
+            await connection.execute(statements[version])
+            await connection.execute(
+                "INSERT INTO harness_migrations (component, version) VALUES (%s, %s)", (component, version)
+            )
+
+
+@asynccontextmanager
+async def open_postgres_stores(url: str) -> AsyncIterator[AgentStores]:
+    async with open_pool(url) as pool:
+        saver = AsyncPostgresSaver(pool)
+        async with migration_lock(pool) as connection:
+            await apply_migrations(connection, "agent", LEDGER_MIGRATIONS + PostgresInteractionLog.MIGRATIONS)
+            await saver.setup()
+        ledger = PostgresLedger(pool)
+        await ledger.seed()
+        yield AgentStores(checkpointer=saver, ledger=ledger, interactions=PostgresInteractionLog(pool), database=pool)

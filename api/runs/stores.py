@@ -1,0 +1,29 @@
+"""Choosing the run stores: the embedded SQLite log, or the shared Redis log with its cluster."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+from api.runs.sqlite_log import SqliteEventLog
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from agent.runtime import Agent
+    from api.runs.cluster import Cluster
+    from api.runs.event_log import EventLog
+    from api.settings import Settings
+
+__all__ = ("open_run_stores",)
+
+
+@asynccontextmanager
+async def open_run_stores(settings: Settings, agent: Agent) -> AsyncIterator[tuple[EventLog, Cluster | None]]:
+    if settings.redis_url is None:
+        yield SqliteEventLog(settings.agent.data_dir / "events.sqlite", replay_window=settings.replay_window), None
+        return
+    from api.runs.redis_stores import open_redis_stores
+
+    async with open_redis_stores(settings, agent) as (log, cluster):
+        yield log, cluster
