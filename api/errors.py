@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from litestar import Response
 from litestar.exceptions import HTTPException, ValidationException
 
+from agent.stores import is_store_failure
 from api.exceptions import ApiError
 from contracts import PROBLEM_MEDIA_TYPE, FieldError, Problem, problem_type
 
@@ -101,6 +102,16 @@ def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response
 
 
 def _unexpected_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+    if is_store_failure(exc):
+        logger.error("%s %s: a store is unreachable (%s)", request.method, request.url.path, type(exc).__name__)
+        return problem_response(
+            request,
+            status=503,
+            code="store_unavailable",
+            title="Store unavailable",
+            detail="A store the service needs is unreachable; try again shortly.",
+            headers={"Retry-After": "2"},
+        )
     logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return problem_response(
         request,

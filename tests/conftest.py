@@ -11,6 +11,7 @@ from api.app import create_app
 from api.runs.frames import FrameEncoder
 from api.settings import Settings
 from tests.support.frame_schema import frame_problems
+from tests.support.shared_stores import SharedStores, fresh_shared_stores
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator
@@ -33,14 +34,30 @@ def every_frame_meets_the_contract(monkeypatch: pytest.MonkeyPatch) -> Iterator[
     assert not problems, "frames that break the contract:\n" + "\n".join(problems[:20])
 
 
+@pytest.fixture(params=["embedded", "shared"])
+def stores(request: pytest.FixtureRequest) -> Iterator[SharedStores | None]:
+    """Every test of the service runs on the embedded stores and on fresh shared ones (Redis + PostgreSQL)."""
+    if request.param == "embedded":
+        yield None
+        return
+    with fresh_shared_stores() as shared:
+        yield shared
+
+
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    """Fast, deterministic defaults on a fresh data directory."""
+def settings(tmp_path: Path, stores: SharedStores | None) -> Settings:
+    """Fast, deterministic defaults on a fresh data directory, or fresh shared stores."""
     return Settings(
         heartbeat_s=15.0,
         disconnect_grace_s=10.0,
         rate_limit_per_minute=0,
-        agent=AgentConfig(data_dir=tmp_path / "data", stub=StubConfig(token_delay_ms=0)),
+        redis_url=stores.redis_url if stores else None,
+        redis_prefix=stores.redis_prefix if stores else "harness",
+        agent=AgentConfig(
+            data_dir=tmp_path / "data",
+            database_url=stores.database_url if stores else None,
+            stub=StubConfig(token_delay_ms=0),
+        ),
     )
 
 

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from litestar import get
 from litestar.di import NamedDependency
 
-from api.exceptions import ServiceUnavailable
 from api.openapi import problem_responses
 from contracts import Health
 
@@ -25,6 +24,5 @@ __all__ = ("healthz",)
     responses=problem_responses(503),
 )
 async def healthz(runs: NamedDependency[RunRegistry]) -> Health:
-    if runs.closing:
-        raise ServiceUnavailable("The service is shutting down.")
+    await runs.check()
     return Health(status="ok", live_runs=runs.live_count)

@@ -28,13 +28,14 @@ class RunRecord(msgspec.Struct, kw_only=True):
     def encode(self) -> EncodedRecord:
         """The record as the log writes it, frozen now: later changes to the run do not reach the store."""
         snapshot = self.snapshot
-        return EncodedRecord(snapshot.run_id, snapshot.session_id, snapshot.status, _encode(self))
+        return EncodedRecord(snapshot.run_id, snapshot.session_id, snapshot.status, snapshot.last_seq, _encode(self))
 
 
 class EncodedRecord(msgspec.Struct, frozen=True):
     run_id: str
     session_id: str
     status: str
+    last_seq: int
     data: bytes
 
     def decode(self) -> RunRecord:

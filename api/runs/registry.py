@@ -85,7 +85,7 @@ class RunRegistry:
 
     async def open(self) -> None:
         """Open the log and end the runs whose executor is gone (a crash, or a lost instance)."""
-        await self.log.open(self._committed, self._fenced)
+        await self.log.open(self._committed, self.fenced)
         await self.end_lost_runs()
         if self.cluster is not None:
             await self.cluster.start(self)
@@ -208,6 +208,17 @@ class RunRegistry:
         run.fail(_error("cancelled", "The run was cancelled.", False), status="cancelled")
         return await _settled_snapshot(run, cursor)
 
+    async def check(self) -> None:
+        """Raise ``ServiceUnavailable`` unless the service can take turns now."""
+        if self.closing:
+            raise ServiceUnavailable("The service is shutting down.")
+        try:
+            await self.log.check()
+            if self.cluster is not None:
+                await self.cluster.check()
+        except Exception as exc:
+            raise ServiceUnavailable(f"A store the service needs is unreachable ({_why(exc)}).") from exc
+
     # --- looking runs up ---
 
     @property
@@ -244,11 +255,12 @@ class RunRegistry:
                 run.grace_timer.cancel()
                 run.grace_timer = None
             elif not count and run.status == "running":
-                self._start_grace(run)
-        elif self.cluster is not None:
+                self.start_grace(run)
+        if self.cluster is not None:
             self.cluster.following(run_id, bool(count))
 
-    def _start_grace(self, run: Run) -> None:
+    def start_grace(self, run: Run) -> None:
+        """Abort the run unless a follower comes within ``disconnect_grace_s``."""
         if run.grace_timer is not None:
             return
         grace = self.settings.disconnect_grace_s
@@ -312,7 +324,7 @@ class RunRegistry:
                 del self._live[run_id]
         self.feed.notify(run_id, seq)
 
-    def _fenced(self, run_id: str) -> None:
+    def fenced(self, run_id: str) -> None:
         """Another instance took this run over: stop executing it here without writing anything more."""
         run = self._live.pop(run_id, None)
         if run is None:
@@ -347,6 +359,10 @@ def _check_decidable(snapshot: RunSnapshot, request: ResumeRequest) -> None:
 
 def _error(code: str, message: str, retryable: bool) -> ErrorInfo:
     return ErrorInfo(code=code, message=message, retryable=retryable, node=None)
+
+
+def _why(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def _for_session(session_id: str | None) -> str:

@@ -1,0 +1,274 @@
+"""This instance among the others, through Redis: leases, lost runs, cancels, shared followers, the live tail.
+
+One maintenance loop, every third of ``HARNESS_RUN_LEASE_S``, renews the leases of the runs executing here
+(a run whose lease was lost is stopped here at once), aborts the ones cancelled from elsewhere, ends the
+runs whose executor died (``instance_lost``), and refreshes which runs this instance's streams follow.
+A control channel carries cancels and "a stream left" notices so that they act at once, not at the next
+tick. One blocking ``XREAD`` over the streams of every run followed here but executing elsewhere wakes
+their followers when another instance commits events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any, cast
+
+from agent.stores import is_store_failure
+from agent.stores.postgres import ping
+from api.runs.redis_scripts import SUBSCRIBERS
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Coroutine
+
+    from psycopg_pool import AsyncConnectionPool
+    from redis.asyncio import Redis
+
+    from api.runs.redis_log import RedisEventLog, RunKeys
+    from api.runs.registry import RunRegistry
+    from api.runs.run import Run
+
+__all__ = ("RedisCluster",)
+
+logger = logging.getLogger(__name__)
+
+_TAIL_BLOCK_MS = 1000
+_TAIL_COUNT = 512
+_LISTEN_POLL_S = 1.0
+_RETRY_S = 0.5
+_CANCEL_TTL_MS = 3_600_000
+
+
+class RedisCluster:
+    def __init__(
+        self,
+        redis: Redis,
+        blocking: Redis,
+        database: AsyncConnectionPool[Any],
+        log: RedisEventLog,
+        *,
+        keys: RunKeys,
+        instance: str,
+        lease_s: float,
+    ) -> None:
+        self._redis = redis
+        self._blocking = blocking
+        """A client of its own for the blocking ``XREAD``, so it never holds up other commands."""
+        self._database = database
+        self._log = log
+        self._keys = keys
+        self._instance = instance
+        self._lease_ms = round(lease_s * 1000)
+        self._period_s = lease_s / 3
+        self._subscribers = redis.register_script(SUBSCRIBERS)
+        self._registry: RunRegistry | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._followed: set[str] = set()
+        """Runs streams on this instance follow."""
+        self._tails: dict[str, int] = {}
+        """The runs the live tail watches, with the last seq it reported of each."""
+        self._tails_changed = asyncio.Event()
+        self._reader_id: int | None = None
+        """The Redis client id of the blocking connection, once known."""
+        self._reading = False
+        self._changes: asyncio.Queue[tuple[str, bool]] = asyncio.Queue()
+        self._stopping = False
+
+    @property
+    def registry(self) -> RunRegistry:
+        assert self._registry is not None, "the cluster is started with its registry"
+        return self._registry
+
+    async def start(self, registry: RunRegistry) -> None:
+        self._registry = registry
+        self._tasks = [
+            asyncio.create_task(self._forever(self._maintain, self._period_s), name="cluster-maintenance"),
+            asyncio.create_task(self._forever(self._listen, 0), name="cluster-control"),
+            asyncio.create_task(self._forever(self._tail, 0), name="cluster-tail"),
+            asyncio.create_task(self._forever(self._apply_changes, 0), name="cluster-followers"),
+        ]
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self._changes.put_nowait(("", False))  # wakes the followers task, which then sees the flag
+        self._tails_changed.set()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for run_id in self._followed:
+                    pipe.hdel(self._keys.subscribers(run_id), self._instance)
+                await pipe.execute()
+
+    async def check(self) -> None:
+        await self._redis.ping()
+        await ping(self._database)
+        if self._log.unreachable:
+            raise ConnectionError(f"the event log cannot write to {', '.join(sorted(self._log.unreachable))}")
+
+    # --- what the registry asks ---
+
+    async def request_cancel(self, run_id: str) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.set(self._keys.cancel(run_id), 1, px=_CANCEL_TTL_MS)
+            pipe.publish(self._keys.control, f"cancel {run_id}")
+            await pipe.execute()
+
+    def following(self, run_id: str, present: bool) -> None:
+        self._changes.put_nowait((run_id, present))
+
+    def abort_unless_followed(self, run: Run) -> None:
+        self._spawn(self._abort_unless_followed(run))
+
+    # --- internals ---
+
+    async def _abort_unless_followed(self, run: Run) -> None:
+        if await self._followed_elsewhere(run.run_id):
+            return  # kept alive by streams elsewhere; the maintenance loop looks again
+        registry = self.registry
+        if run.status == "running" and not registry.feed.count(run.run_id):
+            registry.abort(run, "client_disconnected")
+
+    async def _followed_elsewhere(self, run_id: str) -> bool:
+        others = await self._subscribers(keys=[self._keys.subscribers(run_id)], args=["count", self._instance, 0])
+        return int(others) > 0
+
+    async def _maintain(self) -> None:
+        registry = self.registry
+        running = registry.running_here()
+        for run_id in await self._log.renew(running):
+            registry.fenced(run_id)
+        if running:
+            cancelled = await self._redis.mget([self._keys.cancel(run_id) for run_id in running])
+            for run_id, flag in zip(running, cancelled, strict=True):
+                if flag is not None and (run := registry.live(run_id)) is not None:
+                    registry.abort(run, "cancelled")
+        await registry.end_lost_runs()
+        if self._followed:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for run_id in self._followed:
+                    await self._subscribers(
+                        keys=[self._keys.subscribers(run_id)], args=["set", self._instance, self._lease_ms], client=pipe
+                    )
+                await pipe.execute()
+        for run in registry.orphaned():
+            if not await self._followed_elsewhere(run.run_id):
+                registry.start_grace(run)
+
+    async def _listen(self) -> None:
+        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        try:
+            await pubsub.subscribe(self._keys.control)
+            while not self._stopping:
+                message = await pubsub.get_message(timeout=_LISTEN_POLL_S)
+                if message is not None and message["type"] == "message":
+                    self._on_control(message["data"].decode())
+        finally:
+            await asyncio.shield(pubsub.aclose())  # type: ignore[no-untyped-call]
+
+    def _on_control(self, message: str) -> None:
+        verb, _, run_id = message.partition(" ")
+        registry = self.registry
+        run = registry.live(run_id)
+        if run is None or run.settled:
+            return
+        if verb == "cancel":
+            registry.abort(run, "cancelled")
+        elif verb == "left" and run in registry.orphaned():
+            self._spawn(self._grace_unless_followed(run))
+
+    async def _grace_unless_followed(self, run: Run) -> None:
+        if not await self._followed_elsewhere(run.run_id):
+            self.registry.start_grace(run)
+
+    async def _apply_changes(self) -> None:
+        run_id, present = await self._changes.get()
+        if self._stopping:
+            return
+        key = self._keys.subscribers(run_id)
+        if present:
+            self._followed.add(run_id)
+            self._tails[run_id] = 0
+            self._wake_tail()
+            await self._subscribers(keys=[key], args=["set", self._instance, self._lease_ms])
+            last_seq = int(await self._redis.hget(self._keys.run(run_id), "last_seq") or 0)
+            if run_id in self._tails:
+                self._tails[run_id] = max(self._tails[run_id], last_seq)
+            # what was committed before the tail watched the run: its followers read that from the log
+            self.registry.feed.notify(run_id, last_seq)
+        else:
+            self._followed.discard(run_id)
+            self._tails.pop(run_id, None)
+            async with self._redis.pipeline(transaction=False) as pipe:
+                await self._subscribers(keys=[key], args=["del", self._instance, 0], client=pipe)
+                pipe.publish(self._keys.control, f"left {run_id}")
+                await pipe.execute()
+        self._wake_tail()
+
+    def _wake_tail(self) -> None:
+        """Make the live tail watch the changed set of runs now rather than after its block timeout."""
+        self._tails_changed.set()
+        if self._reading and self._reader_id is not None:
+            self._spawn(self._unblock(self._reader_id))
+
+    async def _unblock(self, reader_id: int) -> None:
+        await self._redis.client_unblock(reader_id)
+
+    async def _tail(self) -> None:
+        if not self._tails:
+            self._tails_changed.clear()
+            await self._tails_changed.wait()
+            return
+        self._tails_changed.clear()
+        streams: dict[Any, Any] = {self._keys.events(run_id): f"{seq}-0" for run_id, seq in self._tails.items()}
+        try:
+            if self._reader_id is None:
+                self._reader_id = await self._blocking.client_id()
+            self._reading = True
+            reply = await self._blocking.xread(streams, count=_TAIL_COUNT, block=_TAIL_BLOCK_MS)
+        except Exception:
+            self._reader_id = None  # a new connection has a new id
+            raise
+        finally:
+            self._reading = False
+        feed = self.registry.feed
+        for key, entries in cast("list[tuple[bytes, list[tuple[bytes, Any]]]]", reply or []):
+            run_id = self._keys.run_id_of_events(key)
+            last = int(entries[-1][0].split(b"-", 1)[0])
+            if run_id in self._tails:
+                self._tails[run_id] = max(self._tails[run_id], last)
+            feed.notify(run_id, last)
+
+    async def _forever(self, step: Callable[[], Awaitable[None]], period_s: float) -> None:
+        """Run ``step`` again and again (every ``period_s``), surviving the stores' outages, until stopped.
+
+        The stop flag, not only the cancellation, ends the loop: a Redis command interrupted by the
+        cancellation may swallow it.
+        """
+        while not self._stopping:
+            try:
+                await step()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if self._stopping:
+                    return
+                if not is_store_failure(exc):
+                    logger.exception("cluster task failed; retrying")
+                await asyncio.sleep(_RETRY_S)
+                continue
+            if period_s and not self._stopping:
+                await asyncio.sleep(period_s)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.append(task)
+        task.add_done_callback(self._forget)
+
+    def _forget(self, task: asyncio.Task[None]) -> None:
+        with contextlib.suppress(ValueError):
+            self._tasks.remove(task)
+        if not task.cancelled() and (exc := task.exception()) is not None and not is_store_failure(exc):
+            logger.error("cluster task failed: %r", exc)

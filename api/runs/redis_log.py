@@ -1,0 +1,323 @@
+"""The shared event log: one Redis stream per run, its record beside it, and leases that fence writers.
+
+Appends are queued and committed in batches like the embedded log's: one pipelined round trip per batch,
+one ``APPEND`` script per run in it (see ``redis_scripts``). A batch that cannot reach Redis is retried,
+unchanged and in order, until Redis answers again; events count as published only once Redis has them.
+Records committed in a batch are then copied to PostgreSQL (``RunArchive``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any, cast
+
+from agent.stores import is_store_failure
+from api.runs.records import EncodedRecord, StoredEvent, decode_record
+from api.runs.redis_scripts import APPEND, BEGIN, CLAIM, RELEASE, RENEW
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from redis.asyncio import Redis
+
+    from api.runs.records import RunRecord
+    from api.runs.run_archive import RunArchive
+
+__all__ = ("RedisEventLog", "RunKeys")
+
+logger = logging.getLogger(__name__)
+
+_RETRY_FIRST_S = 0.05
+_RETRY_MAX_S = 2.0
+
+
+class RunKeys:
+    """The names of the service's Redis keys under one prefix."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.running = f"{prefix}:running"
+        self.control = f"{prefix}:control"
+
+    def run(self, run_id: str) -> str:
+        return f"{self.prefix}:run:{run_id}"
+
+    def events(self, run_id: str) -> str:
+        return f"{self.prefix}:run:{run_id}:events"
+
+    def lease(self, run_id: str) -> str:
+        return f"{self.prefix}:run:{run_id}:lease"
+
+    def subscribers(self, run_id: str) -> str:
+        return f"{self.prefix}:run:{run_id}:subs"
+
+    def cancel(self, run_id: str) -> str:
+        return f"{self.prefix}:run:{run_id}:cancel"
+
+    def session(self, session_id: str) -> str:
+        return f"{self.prefix}:session:{session_id}"
+
+    def run_id_of_events(self, key: bytes | str) -> str:
+        name = key.decode() if isinstance(key, bytes) else key
+        return name[len(self.prefix) + len(":run:") : -len(":events")]
+
+
+class _RunBatch:
+    __slots__ = ("events", "record")
+
+    def __init__(self) -> None:
+        self.events: list[StoredEvent] = []
+        self.record: EncodedRecord | None = None
+
+
+class RedisEventLog:
+    def __init__(
+        self,
+        redis: Redis,
+        archive: RunArchive,
+        *,
+        keys: RunKeys,
+        instance: str,
+        lease_s: float,
+        replay_window: int,
+    ) -> None:
+        self._redis = redis
+        self._archive = archive
+        self.keys = keys
+        self.instance = instance
+        self._lease_ms = round(lease_s * 1000)
+        self._window = replay_window
+        self._append = redis.register_script(APPEND)
+        self._begin = redis.register_script(BEGIN)
+        self._claim = redis.register_script(CLAIM)
+        self._release = redis.register_script(RELEASE)
+        self._renew = redis.register_script(RENEW)
+        self._queue: list[tuple[str, StoredEvent | EncodedRecord]] = []
+        self._queued = asyncio.Event()
+        self._queued_batches = 0
+        self._committed_batches = 0
+        self._batch_done = asyncio.Condition()
+        self._writer: asyncio.Task[None] | None = None
+        self._unarchived: dict[str, EncodedRecord] = {}
+        self._on_commit: Callable[[str, int], None] = lambda run_id, seq: None
+        self._on_fenced: Callable[[str], None] = lambda run_id: None
+        self.unreachable: set[str] = set()
+        """The stores the writer could not reach on its last try (``Redis``, ``PostgreSQL``)."""
+
+    async def open(self, on_commit: Callable[[str, int], None], on_fenced: Callable[[str], None]) -> None:
+        self._on_commit = on_commit
+        self._on_fenced = on_fenced
+        self._writer = asyncio.create_task(self._write_batches(), name="event-log-writer")
+
+    async def close(self) -> None:
+        try:
+            await asyncio.wait_for(self.flush(), _RETRY_MAX_S * 5)
+        except TimeoutError:
+            logger.error("closing with %d unwritten event-log operations: the stores are unreachable", len(self._queue))
+        if self._writer is not None:
+            self._writer.cancel()
+            await asyncio.gather(self._writer, return_exceptions=True)
+
+    def append(self, run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None:
+        self._queue.append((run_id, event))
+        if record is not None:
+            self._queue.append((run_id, record.encode()))
+        self._queued.set()
+
+    def save_run(self, record: RunRecord) -> None:
+        self._queue.append((record.snapshot.run_id, record.encode()))
+        self._queued.set()
+
+    async def flush(self) -> None:
+        if not self._queue and self._committed_batches == self._queued_batches:
+            return
+        target = self._queued_batches + (1 if self._queue else 0)
+        async with self._batch_done:
+            await self._batch_done.wait_for(lambda: self._committed_batches >= target)
+
+    async def read(self, run_id: str, after: int) -> tuple[list[StoredEvent], int]:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.hmget(self.keys.run(run_id), "topology", "trimmed")
+            pipe.xrange(self.keys.events(run_id), min=f"({max(after, 1)}")
+            (topology, trimmed), entries = await pipe.execute()
+        events = [StoredEvent(1, "graph_topology", topology)] if after == 0 and topology is not None else []
+        events.extend(_stored(entry_id, fields) for entry_id, fields in entries)
+        return events, int(trimmed) if trimmed is not None else 1
+
+    async def load_run(self, run_id: str) -> RunRecord | None:
+        data, last_seq = cast(
+            "list[bytes | None]", await self._redis.hmget(self.keys.run(run_id), "record", "last_seq")
+        )
+        if data is None:
+            return await self._archive.load(run_id)
+        return _with_last_seq(decode_record(data), last_seq)
+
+    async def begin_run(self, record: RunRecord) -> str | None:
+        snapshot = record.snapshot
+        keys = self.keys
+        busy = await self._begin(
+            keys=[
+                keys.session(snapshot.session_id),
+                keys.run(snapshot.run_id),
+                keys.lease(snapshot.run_id),
+                keys.running,
+            ],
+            args=[
+                keys.prefix,
+                snapshot.run_id,
+                self.instance,
+                self._lease_ms,
+                record.encode().data,
+                snapshot.session_id,
+            ],
+        )
+        if busy is not None:
+            return str(busy.decode() if isinstance(busy, bytes) else busy)
+        self._unarchived[snapshot.run_id] = record.encode()
+        return None
+
+    async def claim_run(self, run_id: str) -> RunRecord | None:
+        found = await self._claim(
+            keys=[self.keys.lease(run_id), self.keys.run(run_id)], args=[self.instance, self._lease_ms]
+        )
+        if not found or found[0] is None:
+            return None
+        return _with_last_seq(decode_record(found[0]), found[1])
+
+    async def release_run(self, run_id: str) -> None:
+        await self._release(keys=[self.keys.lease(run_id)], args=[self.instance])
+
+    async def renew(self, run_ids: Iterable[str]) -> set[str]:
+        held = list(run_ids)
+        if not held:
+            return set()
+        lost = await self._renew(
+            keys=[self.keys.lease(run_id) for run_id in held], args=[self.instance, self._lease_ms]
+        )
+        return {held[position - 1] for position in lost}
+
+    async def lost_runs(self) -> list[str]:
+        members = cast("set[bytes]", await self._redis.smembers(self.keys.running))
+        running = [member.decode() for member in members]
+        if not running:
+            return []
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for run_id in running:
+                pipe.exists(self.keys.lease(run_id))
+            leased = await pipe.execute()
+        return [run_id for run_id, held in zip(running, leased, strict=True) if not held]
+
+    async def check(self) -> None:
+        await self._redis.ping()
+
+    # --- the writer ---
+
+    async def _write_batches(self) -> None:
+        while True:
+            await self._queued.wait()
+            self._queued.clear()
+            batch, self._queue = self._queue, []
+            self._queued_batches += 1
+            runs = _group(batch)
+            outcomes = await self._commit_until_done(runs)
+            for run_id, (fenced, last_seq) in outcomes.items():
+                if fenced:
+                    self._on_fenced(run_id)
+                elif runs[run_id].events:
+                    self._on_commit(run_id, last_seq)
+                record = runs[run_id].record
+                if record is not None and not fenced:
+                    self._unarchived[run_id] = record
+            await self._archive_records()
+            self._committed_batches += 1
+            async with self._batch_done:
+                self._batch_done.notify_all()
+
+    async def _commit_until_done(self, runs: dict[str, _RunBatch]) -> dict[str, tuple[bool, int]]:
+        delay = _RETRY_FIRST_S
+        while True:
+            try:
+                outcomes = await self._commit(runs)
+            except Exception as exc:
+                if not is_store_failure(exc):
+                    raise
+                self._failing(exc, "Redis")
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _RETRY_MAX_S)
+                continue
+            self._recovered("Redis")
+            return outcomes
+
+    async def _commit(self, runs: dict[str, _RunBatch]) -> dict[str, tuple[bool, int]]:
+        keys = self.keys
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for run_id, run in runs.items():
+                record = run.record
+                args: list[Any] = [
+                    keys.prefix,
+                    run_id,
+                    self.instance,
+                    self._window,
+                    self._lease_ms,
+                    record.data if record is not None else b"",
+                    record.status if record is not None else "",
+                    record.session_id if record is not None else "",
+                    len(run.events),
+                ]
+                for event in run.events:
+                    args += (event.seq, event.type, event.frame)
+                await self._append(
+                    keys=[keys.run(run_id), keys.events(run_id), keys.lease(run_id), keys.running],
+                    args=args,
+                    client=pipe,
+                )
+            replies = await pipe.execute()
+        return {run_id: (reply[0] == b"fenced", int(reply[1])) for run_id, reply in zip(runs, replies, strict=True)}
+
+    async def _archive_records(self) -> None:
+        if not self._unarchived:
+            return
+        records, self._unarchived = self._unarchived, {}
+        try:
+            await self._archive.save(list(records.values()))
+        except Exception as exc:
+            if not is_store_failure(exc):
+                raise
+            self._failing(exc, "PostgreSQL")
+            self._unarchived = records | self._unarchived  # kept for the next batch
+        else:
+            self._recovered("PostgreSQL")
+
+    def _failing(self, exc: BaseException, store: str) -> None:
+        if store not in self.unreachable:
+            self.unreachable.add(store)
+            logger.error("%s is unreachable (%s); retrying the event log's writes", store, type(exc).__name__)
+
+    def _recovered(self, store: str) -> None:
+        if store in self.unreachable:
+            self.unreachable.discard(store)
+            logger.warning("%s answers again; the event log's writes go on", store)
+
+
+def _group(batch: list[tuple[str, StoredEvent | EncodedRecord]]) -> dict[str, _RunBatch]:
+    runs: dict[str, _RunBatch] = {}
+    for run_id, op in batch:
+        run = runs.get(run_id)
+        if run is None:
+            run = runs[run_id] = _RunBatch()
+        if isinstance(op, EncodedRecord):
+            run.record = op
+        else:
+            run.events.append(op)
+    return runs
+
+
+def _stored(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:
+    return StoredEvent(int(entry_id.split(b"-", 1)[0]), fields[b"t"].decode(), fields[b"f"])
+
+
+def _with_last_seq(record: RunRecord, last_seq: bytes | None) -> RunRecord:
+    if last_seq is not None:
+        record.snapshot.last_seq = int(last_seq)
+    return record

@@ -1,0 +1,124 @@
+"""The Lua scripts that change a run in Redis, each one atomic.
+
+Keys of one run (``P`` is the configured prefix): ``P:run:<id>`` a hash (the record, status, session,
+``last_seq``, ``trimmed`` and the topology frame), ``P:run:<id>:events`` the stream of its events with
+ids ``<seq>-0``, ``P:run:<id>:lease`` the instance that may write it, expiring unless renewed. Besides:
+``P:running`` the set of running runs, ``P:session:<id>`` a session's unfinished run.
+
+Fencing lives here: ``APPEND`` writes nothing unless the caller holds the run's lease and its first event
+continues the stream exactly, so two writers can never give two events one seq or leave a gap. An event
+already in the stream with the same bytes is skipped, which makes a retried batch harmless.
+"""
+
+from __future__ import annotations
+
+__all__ = ("APPEND", "BEGIN", "CLAIM", "RELEASE", "RENEW", "SUBSCRIBERS")
+
+BEGIN = """
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[2] then
+  local status = redis.call('HGET', ARGV[1] .. ':run:' .. current, 'status')
+  if status == 'running' or status == 'waiting' then return current end
+end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
+redis.call('HSET', KEYS[2], 'record', ARGV[5], 'status', 'running', 'session', ARGV[6], 'last_seq', 0, 'trimmed', 1)
+redis.call('SADD', KEYS[4], ARGV[2])
+return false
+"""
+"""KEYS: session, run, lease, running. ARGV: prefix, run id, owner, lease ms, record, session id.
+Returns the session's other unfinished run, or nil once the run is recorded and leased to ``owner``."""
+
+APPEND = """
+if redis.call('GET', KEYS[3]) ~= ARGV[3] then return {'fenced', -1} end
+local last = tonumber(redis.call('HGET', KEYS[1], 'last_seq') or '-1')
+if last < 0 then return {'fenced', -1} end
+local count = tonumber(ARGV[9])
+for i = 0, count - 1 do
+  local seq = tonumber(ARGV[10 + 3 * i])
+  local frame = ARGV[12 + 3 * i]
+  if seq <= last then
+    local kept = redis.call('XRANGE', KEYS[2], seq, seq)
+    if #kept == 0 or kept[1][2][4] ~= frame then return {'fenced', last} end
+  elseif seq ~= last + 1 then
+    return {'fenced', last}
+  else
+    redis.call('XADD', KEYS[2], seq .. '-0', 't', ARGV[11 + 3 * i], 'f', frame)
+    if seq == 1 then redis.call('HSET', KEYS[1], 'topology', frame) end
+    last = seq
+  end
+end
+redis.call('HSET', KEYS[1], 'last_seq', last)
+local through = math.max(1, last - tonumber(ARGV[4]))
+if through > tonumber(redis.call('HGET', KEYS[1], 'trimmed') or '1') then
+  redis.call('XTRIM', KEYS[2], 'MINID', through + 1)
+  redis.call('HSET', KEYS[1], 'trimmed', through)
+end
+if ARGV[6] ~= '' then
+  local status = ARGV[7]
+  redis.call('HSET', KEYS[1], 'record', ARGV[6], 'status', status)
+  if status == 'running' then
+    redis.call('SADD', KEYS[4], ARGV[2])
+  else
+    redis.call('SREM', KEYS[4], ARGV[2])
+    redis.call('DEL', KEYS[3])
+    if status ~= 'waiting' then
+      local session = ARGV[1] .. ':session:' .. ARGV[8]
+      if redis.call('GET', session) == ARGV[2] then redis.call('DEL', session) end
+    end
+  end
+end
+return {'ok', last}
+"""
+"""KEYS: run, events, lease, running. ARGV: prefix, run id, owner, replay window, lease ms, record or '',
+status, session id, event count, then seq, type and frame of each event. Returns ``{'ok', last_seq}``,
+or ``{'fenced', last_seq}`` when nothing was written because the caller may no longer write the run."""
+
+CLAIM = """
+if redis.call('EXISTS', KEYS[2]) == 0 then return false end
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
+return redis.call('HMGET', KEYS[2], 'record', 'last_seq')
+"""
+"""KEYS: lease, run. ARGV: owner, lease ms. The run's record and last seq once leased to ``owner``; nil
+when another instance holds it or the run is unknown."""
+
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+"""
+"""KEYS: lease. ARGV: owner."""
+
+RENEW = """
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+  else
+    table.insert(lost, i)
+  end
+end
+return lost
+"""
+"""KEYS: leases. ARGV: owner, lease ms. The 1-based positions of the leases ``owner`` no longer holds."""
+
+SUBSCRIBERS = """
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+if ARGV[1] == 'set' then
+  redis.call('HSET', KEYS[1], ARGV[2], now_ms + tonumber(ARGV[3]))
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return 1
+end
+if ARGV[1] == 'del' then
+  redis.call('HDEL', KEYS[1], ARGV[2])
+  return 0
+end
+local alive = 0
+local entries = redis.call('HGETALL', KEYS[1])
+for i = 1, #entries, 2 do
+  if entries[i] ~= ARGV[2] and tonumber(entries[i + 1]) > now_ms then alive = alive + 1 end
+end
+return alive
+"""
+"""KEYS: the run's subscriber hash. ARGV: 'set' | 'del' | 'count', instance, ttl ms. Instances register the
+streams they hold on a run that executes elsewhere; 'count' answers how many other instances do."""

@@ -1,0 +1,83 @@
+"""Opening the shared run stores: Redis for the event log and the cluster, PostgreSQL for the run archive."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from agent.config import redact_url
+from agent.stores import StoreUnavailable
+from agent.stores.postgres import apply_migrations, migration_lock
+from api.runs.redis_cluster import RedisCluster
+from api.runs.redis_log import RedisEventLog, RunKeys
+from api.runs.run_archive import RunArchive
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from agent.runtime import Agent
+    from api.settings import Settings
+
+__all__ = ("connect_redis", "instance_name", "open_redis_stores")
+
+_CONNECT_TIMEOUT_S = 5
+_COMMAND_TIMEOUT_S = 10
+
+
+def instance_name() -> str:
+    """How this process is known to the others: host, pid and a random tag (a restart is a new instance)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+async def connect_redis(url: str, *, single_connection: bool = False) -> Redis:
+    """A client on ``url``; fails at once with ``StoreUnavailable`` when the server cannot be reached."""
+    redis = Redis.from_url(
+        url,
+        socket_connect_timeout=_CONNECT_TIMEOUT_S,
+        socket_timeout=_COMMAND_TIMEOUT_S,
+        health_check_interval=15,
+        single_connection_client=single_connection,
+    )
+    try:
+        await redis.ping()
+    except (RedisError, OSError) as exc:
+        await redis.aclose()
+        raise StoreUnavailable(f"cannot connect to Redis at {redact_url(url)}: {exc}") from None
+    return redis
+
+
+@asynccontextmanager
+async def open_redis_stores(settings: Settings, agent: Agent) -> AsyncIterator[tuple[RedisEventLog, RedisCluster]]:
+    assert settings.redis_url is not None, "the shared stores need Redis"
+    database = agent.stores.database
+    assert database is not None, "the settings check that both shared stores are configured"
+    async with migration_lock(database) as connection:
+        await apply_migrations(connection, "runs", RunArchive.MIGRATIONS)
+    redis = await connect_redis(settings.redis_url)
+    try:
+        blocking = await connect_redis(settings.redis_url, single_connection=True)
+    except BaseException:
+        await redis.aclose()
+        raise
+    keys = RunKeys(settings.redis_prefix)
+    instance = instance_name()
+    log = RedisEventLog(
+        redis,
+        RunArchive(database),
+        keys=keys,
+        instance=instance,
+        lease_s=settings.run_lease_s,
+        replay_window=settings.replay_window,
+    )
+    cluster = RedisCluster(redis, blocking, database, log, keys=keys, instance=instance, lease_s=settings.run_lease_s)
+    try:
+        yield log, cluster
+    finally:
+        await blocking.aclose()
+        await redis.aclose()
