@@ -13,7 +13,7 @@ from litestar.openapi import OpenAPIConfig
 from agent.clock import RandomIds, SystemClock
 from agent.runtime import open_agent
 from api.errors import EXCEPTION_HANDLERS
-from api.openapi import ContractJsonPlugin
+from api.openapi import TAGS, ContractJsonPlugin
 from api.routes.health import healthz
 from api.routes.knowledge import get_document
 from api.routes.runs import cancel_run, get_run, run_events
@@ -83,6 +83,7 @@ def create_app(
             version=API_VERSION,
             description="An AI agent whose every turn can be watched live. See docs/events.md for the SSE events.",
             path="/schema",
+            tags=TAGS,
             render_plugins=[ContractJsonPlugin()],
         ),
         debug=False,

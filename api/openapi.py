@@ -17,12 +17,16 @@ from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import (
     Example,
     Link,
+    OpenAPIHeader,
     OpenAPIMediaType,
     OpenAPIResponse,
     Operation,
     Reference,
     RequestBody,
+    Schema,
+    Tag,
 )
+from litestar.openapi.spec.enums import OpenAPIType
 
 from api.negotiation import EVENT_STREAM
 from api.openapi_examples import (
@@ -33,6 +37,7 @@ from api.openapi_examples import (
     RESUME_REQUEST_EXAMPLES,
 )
 from contracts import (
+    ID_PATTERN,
     PROBLEM_MEDIA_TYPE,
     ChatRequest,
     ChatResponse,
@@ -49,6 +54,12 @@ if TYPE_CHECKING:
     from litestar import Litestar, Request
 
 __all__ = (
+    "ENDED_STREAM_RESPONSE",
+    "LAST_EVENT_ID_PATTERN",
+    "RUN_ID_HEADER",
+    "SESSION_ID_HEADER",
+    "SESSION_ID_PATTERN",
+    "TAGS",
     "ContractJsonPlugin",
     "EventStreamOperation",
     "ResumeOperation",
@@ -56,6 +67,26 @@ __all__ = (
     "TurnOperation",
     "openapi_document",
     "problem_responses",
+)
+
+SESSION_ID_PATTERN = ID_PATTERN
+LAST_EVENT_ID_PATTERN = ID_PATTERN.removesuffix("$") + ":[0-9]{1,12}$"
+RUN_ID_HEADER = "Run-Id"
+SESSION_ID_HEADER = "Session-Id"
+TAGS = [
+    Tag(name="turns", description="Talk to the agent: one turn, or the decision a paused turn waits for."),
+    Tag(name="runs", description="A turn's run: its snapshot, its event stream (replay and live tail), cancelling it."),
+    Tag(name="knowledge", description="The knowledge-base documents answers cite."),
+    Tag(name="health", description="Whether the service can serve."),
+]
+"""Every operation has exactly one of these, so generated clients group them the same way."""
+
+ENDED_STREAM_RESPONSE = ResponseSpec(
+    data_container=None,
+    description=(
+        "The run has ended and the cursor is at or past its terminal event: there is nothing more to send. "
+        "No body; a browser's `EventSource` stops reconnecting on a 204."
+    ),
 )
 
 _REF = "#/components/schemas/{name}"
@@ -119,13 +150,16 @@ def _event_stream_media() -> OpenAPIMediaType:
     return OpenAPIMediaType(schema=_schema_ref("ServerSentEvent"), examples=_examples(EVENT_STREAM_EXAMPLE))
 
 
-_RUN_ID = "$response.body#/run_id"
-_SESSION_ID = "$response.body#/session_id"
+def _run_links(source: str) -> dict[str, Link | Reference]:
+    """Where a client goes next with the run a response names (also what the stateful fuzzer follows).
 
-
-def _run_links() -> dict[str, Link | Reference]:
-    """Where a client goes next with the run a response names (also what the stateful fuzzer follows)."""
-    run = {"run_id": _RUN_ID, "session_id": _SESSION_ID}
+    ``source`` is ``body`` for JSON-only answers and ``header`` for the turn routes, whose 200 may be JSON or
+    an event stream: the ``Run-Id``/``Session-Id`` headers are there either way, the body's fields are not.
+    """
+    if source == "header":
+        run = {"run_id": f"$response.header.{RUN_ID_HEADER}", "session_id": f"$response.header.{SESSION_ID_HEADER}"}
+    else:
+        run = {"run_id": "$response.body#/run_id", "session_id": "$response.body#/session_id"}
     return {
         "GetRun": Link(operation_id="getRun", parameters=run, description="The run's snapshot."),
         "StreamRunEvents": Link(operation_id="streamRunEvents", parameters=run, description="Its events."),
@@ -140,7 +174,7 @@ class RunOperation(Operation):
     def __post_init__(self) -> None:
         for status, response in (self.responses or {}).items():
             if status in ("200", "202") and isinstance(response, OpenAPIResponse):
-                response.links = _run_links()
+                response.links = _run_links("body")
 
 
 @dataclass
@@ -177,13 +211,23 @@ def _describe_turn(operation: Operation, request_examples: dict[str, Any]) -> No
     ok = operation.responses["200"] if operation.responses else None
     assert isinstance(ok, OpenAPIResponse)
     ok.description = "The turn's ChatResponse (also for a paused turn: `status: paused`), or the run as SSE."
-    ok.links = _run_links()
+    ok.links = _run_links("header")
+    ok.headers = {
+        RUN_ID_HEADER: _id_header("The run this turn is (the same as the body's `run_id`)."),
+        SESSION_ID_HEADER: _id_header("The run's session (the same as the body's `session_id`)."),
+    }
     ok.content = {
         "application/json": OpenAPIMediaType(
             schema=_schema_ref(ChatResponse.__name__), examples=_examples(CHAT_RESPONSE_EXAMPLES)
         ),
         EVENT_STREAM: _event_stream_media(),
     }
+
+
+def _id_header(description: str) -> OpenAPIHeader:
+    return OpenAPIHeader(
+        schema=Schema(type=OpenAPIType.STRING, pattern=ID_PATTERN), description=description, required=True
+    )
 
 
 def contract_schemas() -> dict[str, Any]:
@@ -218,6 +262,8 @@ def finalize(document: dict[str, Any]) -> dict[str, Any]:
     """Litestar's document with the contract's schemas, and without the 400 this API never answers."""
     for path_item in document.get("paths", {}).values():
         for operation in path_item.values():
+            for parameter in operation.get("parameters", []):
+                parameter["schema"] = _never_null(parameter["schema"])
             responses = operation.get("responses", {})
             responses.pop("400", None)
             if "429" in responses:
@@ -226,6 +272,17 @@ def finalize(document: dict[str, Any]) -> dict[str, Any]:
                 }
     document.setdefault("components", {})["schemas"] = contract_schemas()
     return document
+
+
+def _never_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """A parameter's schema without the ``null`` Litestar adds for an optional one: a query parameter or a
+    header is a string or absent, never ``null`` (sending the text ``null`` would be a different value)."""
+    branches = schema.get("oneOf")
+    if not branches:
+        return schema
+    kept = [branch for branch in branches if branch != {"type": "null"}]
+    rest = {key: value for key, value in schema.items() if key != "oneOf"}
+    return {**kept[0], **rest} if len(kept) == 1 else {**rest, "oneOf": kept}
 
 
 def openapi_document(app: Litestar) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from contracts.events import (
     TurnCompletedEvent,
 )
 from contracts.health import Health
-from contracts.ids import RunId, SessionId
+from contracts.ids import ID_PATTERN, RunId, SessionId
 from contracts.knowledge import KnowledgeDocument
 from contracts.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, problem_type
 from contracts.requests import ApprovalDecision, ChatRequest, ResumeRequest
@@ -53,6 +53,7 @@ from contracts.runs import RunError, RunSnapshot, RunStatus
 
 __all__ = (
     "ENVELOPE_VERSION",
+    "ID_PATTERN",
     "PROBLEM_MEDIA_TYPE",
     "TERMINAL_EVENT_TYPES",
     "Answer",

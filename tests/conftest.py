@@ -11,10 +11,15 @@ from api.app import create_app
 from api.runs.frames import FrameEncoder
 from api.settings import Settings
 from tests.support.frame_schema import frame_problems
+from tests.support.fuzz_seed import replay_hint
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator
     from pathlib import Path
+
+
+def pytest_report_header() -> str:
+    return replay_hint()
 
 
 @pytest.fixture(autouse=True)

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from litestar import Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
-from litestar.response import Stream
 
 from api.exceptions import InvalidCursor
-from api.openapi import EventStreamOperation, RunOperation, problem_responses
+from api.openapi import (
+    ENDED_STREAM_RESPONSE,
+    LAST_EVENT_ID_PATTERN,
+    SESSION_ID_PATTERN,
+    EventStreamOperation,
+    RunOperation,
+    problem_responses,
+)
 from api.routes.turns import sse_response
 from api.runs.run import Run
 from contracts import RunSnapshot, SessionId
@@ -23,17 +29,22 @@ if TYPE_CHECKING:
 __all__ = ("cancel_run", "get_run", "run_events")
 
 CANCEL_SETTLE_S = 5.0
-LAST_EVENT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}:[0-9]{1,12}$"
+ENDED_STATUSES = frozenset({"completed", "failed", "cancelled"})
 
 SessionQuery = Annotated[
     SessionId | None,
-    QueryParameter(name="session_id", description="When given, the run must belong to this session (else 404)."),
+    QueryParameter(
+        name="session_id",
+        pattern=SESSION_ID_PATTERN,
+        description="When given, the run must belong to this session (else 404).",
+    ),
 ]
 
 
 @get(
     "/runs/{run_id:str}",
     operation_id="getRun",
+    tags=["runs"],
     summary="Where a run stands",
     operation_class=RunOperation,
     responses=problem_responses(404, 422),
@@ -48,9 +59,10 @@ async def get_run(
 @get(
     "/runs/{run_id:str}/events",
     operation_id="streamRunEvents",
+    tags=["runs"],
     summary="A run's events: replay after the cursor, then the live tail",
     operation_class=EventStreamOperation,
-    responses=problem_responses(404, 422),
+    responses={204: ENDED_STREAM_RESPONSE, **problem_responses(404, 422)},
 )
 async def run_events(
     run_id: FromPath[str],
@@ -64,17 +76,26 @@ async def run_events(
         HeaderParameter(
             name="Last-Event-ID",
             pattern=LAST_EVENT_ID_PATTERN,
-            description="`<run_id>:<seq>` of the last event received from this run.",
+            description=(
+                "`<run_id>:<seq>` of the last event received from this run (what `EventSource` sends when it "
+                "reconnects). Another run's id is a 422."
+            ),
         ),
     ] = None,
-) -> Stream:
-    await runs.get(run_id, session_id)
-    return sse_response(runs, run_id, _cursor(run_id, after, last_event_id))
+) -> Response[Any]:
+    found = await runs.get(run_id, session_id)
+    cursor = _cursor(run_id, after, last_event_id)
+    snapshot = found.snapshot() if isinstance(found, Run) else found.snapshot
+    if snapshot.status in ENDED_STATUSES and cursor >= snapshot.last_seq:
+        # nothing can follow the terminal event: 204 is what makes a browser's EventSource stop reconnecting
+        return Response(None, status_code=204)
+    return sse_response(runs, run_id, cursor)
 
 
 @post(
     "/runs/{run_id:str}/cancel",
     operation_id="cancelRun",
+    tags=["runs"],
     status_code=202,
     summary="Cancel a run",
     operation_class=RunOperation,
