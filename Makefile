@@ -3,7 +3,9 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
-ASYNCAPI_CHECKER := tests/contracts/asyncapi
+# Node.js tools the tests run, each pinned by its own package-lock.json: the AsyncAPI parser, the official
+# AG-UI client.
+NODE_TOOLS := tests/contracts/asyncapi tests/e2e/agui-client
 ARTIFACTS := test-artifacts
 # llama-cpp-python ships as source and builds for the CPU it is built on; on CPUs with AMX (this machine)
 # that build dies with a general protection fault in ggml. A generic build works everywhere, so it is
@@ -19,7 +21,7 @@ serve: $(VENV)/.installed
 serve-local: $(VENV)/.installed-local
 	$(BIN)/harness serve --provider local
 
-test: $(VENV)/.installed-test $(ASYNCAPI_CHECKER)/node_modules chromium
+test: $(VENV)/.installed-test $(NODE_TOOLS:%=%/node_modules) chromium
 	$(MAKE) lint typecheck docs-check unit eval-gate
 
 lint: $(VENV)/.installed-test
@@ -80,9 +82,9 @@ $(LLAMA_WHEELS)/.built: | $(BIN)/python
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) wheel --no-deps --no-cache-dir -w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)
 	touch $@
 
-$(ASYNCAPI_CHECKER)/node_modules: $(ASYNCAPI_CHECKER)/package-lock.json
-	npm ci --prefix $(ASYNCAPI_CHECKER) --no-audit --no-fund --loglevel=error
+%/node_modules: %/package-lock.json
+	npm ci --prefix $* --no-audit --no-fund --loglevel=error
 	touch $@
 
 clean:
-	rm -rf $(VENV) .harness .pytest_cache .mypy_cache .ruff_cache $(ARTIFACTS) $(ASYNCAPI_CHECKER)/node_modules
+	rm -rf $(VENV) .harness .pytest_cache .mypy_cache .ruff_cache $(ARTIFACTS) $(NODE_TOOLS:%=%/node_modules)

@@ -28,6 +28,8 @@ from litestar.openapi.spec import (
 )
 from litestar.openapi.spec.enums import OpenAPIType
 
+from api.agui.schema import agui_schemas
+from api.event_stream_schema import event_stream_schema
 from api.negotiation import EVENT_STREAM
 from api.openapi_examples import (
     CHAT_REQUEST_EXAMPLES,
@@ -39,6 +41,7 @@ from api.openapi_examples import (
 from contracts import (
     ID_PATTERN,
     PROBLEM_MEDIA_TYPE,
+    AgUiRunInput,
     ChatRequest,
     ChatResponse,
     Envelope,
@@ -67,6 +70,8 @@ __all__ = (
     "TurnOperation",
     "openapi_document",
     "problem_responses",
+    "schema_ref",
+    "verbatim_examples",
 )
 
 SESSION_ID_PATTERN = ID_PATTERN
@@ -98,6 +103,7 @@ _CONTRACT_TYPES: tuple[Any, ...] = (
     Problem,
     KnowledgeDocument,
     Health,
+    AgUiRunInput,
 )
 _PROBLEMS = {
     404: "Unknown run (or one of another session), approval or document",
@@ -130,7 +136,7 @@ def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
     }
 
 
-def _schema_ref(name: str) -> Reference:
+def schema_ref(name: str) -> Reference:
     return Reference(ref=_REF.format(name=name))
 
 
@@ -142,12 +148,12 @@ class _VerbatimExample(Example):
         return {"value": self.value}
 
 
-def _examples(values: dict[str, Any]) -> dict[str, Example | Reference]:
+def verbatim_examples(values: dict[str, Any]) -> dict[str, Example | Reference]:
     return {name: _VerbatimExample(value=value) for name, value in values.items()}
 
 
 def _event_stream_media() -> OpenAPIMediaType:
-    return OpenAPIMediaType(schema=_schema_ref("ServerSentEvent"), examples=_examples(EVENT_STREAM_EXAMPLE))
+    return OpenAPIMediaType(schema=schema_ref("EventStream"), examples=verbatim_examples(EVENT_STREAM_EXAMPLE))
 
 
 def _run_links(source: str) -> dict[str, Link | Reference]:
@@ -207,7 +213,7 @@ class EventStreamOperation(Operation):
 def _describe_turn(operation: Operation, request_examples: dict[str, Any]) -> None:
     body = operation.request_body
     assert isinstance(body, RequestBody)
-    body.content["application/json"].examples = _examples(request_examples)
+    body.content["application/json"].examples = verbatim_examples(request_examples)
     ok = operation.responses["200"] if operation.responses else None
     assert isinstance(ok, OpenAPIResponse)
     ok.description = "The turn's ChatResponse (also for a paused turn: `status: paused`), or the run as SSE."
@@ -218,7 +224,7 @@ def _describe_turn(operation: Operation, request_examples: dict[str, Any]) -> No
     }
     ok.content = {
         "application/json": OpenAPIMediaType(
-            schema=_schema_ref(ChatResponse.__name__), examples=_examples(CHAT_RESPONSE_EXAMPLES)
+            schema=schema_ref(ChatResponse.__name__), examples=verbatim_examples(CHAT_RESPONSE_EXAMPLES)
         ),
         EVENT_STREAM: _event_stream_media(),
     }
@@ -255,7 +261,10 @@ def contract_schemas() -> dict[str, Any]:
             },
         },
     }
-    return components
+    components["EventStream"] = event_stream_schema(
+        "EventStream", _REF.format(name="ServerSentEvent"), "A run's events as Server-Sent Events."
+    )
+    return {**components, **agui_schemas(_REF)}
 
 
 def finalize(document: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,14 @@ This package does no I/O and imports nothing else of the project.
 
 from __future__ import annotations
 
+from contracts.agui import (
+    INTERRUPT_ID_PATTERN,
+    AgUiCancelledEntry,
+    AgUiDecision,
+    AgUiMessage,
+    AgUiResolvedEntry,
+    AgUiRunInput,
+)
 from contracts.events import (
     ENVELOPE_VERSION,
     TERMINAL_EVENT_TYPES,
@@ -54,8 +62,14 @@ from contracts.runs import RunError, RunSnapshot, RunStatus
 __all__ = (
     "ENVELOPE_VERSION",
     "ID_PATTERN",
+    "INTERRUPT_ID_PATTERN",
     "PROBLEM_MEDIA_TYPE",
     "TERMINAL_EVENT_TYPES",
+    "AgUiCancelledEntry",
+    "AgUiDecision",
+    "AgUiMessage",
+    "AgUiResolvedEntry",
+    "AgUiRunInput",
     "Answer",
     "AnswerKind",
     "ApprovalDecision",
