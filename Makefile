@@ -13,7 +13,7 @@ ARTIFACTS := test-artifacts
 LLAMA_VERSION := 0.3.36
 LLAMA_WHEELS := $(HOME)/.cache/agent-harness/llama-generic-$(LLAMA_VERSION)
 
-.PHONY: serve serve-local test lint typecheck docs docs-check unit eval eval-gate fuzz bench chromium clean
+.PHONY: serve serve-local test lint typecheck docs docs-check unit eval eval-gate fuzz bench chromium nginx clean
 
 serve: $(VENV)/.installed
 	$(BIN)/harness serve
@@ -21,7 +21,7 @@ serve: $(VENV)/.installed
 serve-local: $(VENV)/.installed-local
 	$(BIN)/harness serve --provider local
 
-test: $(VENV)/.installed-test $(NODE_TOOLS:%=%/node_modules) chromium
+test: $(VENV)/.installed-test $(NODE_TOOLS:%=%/node_modules) chromium nginx
 	$(MAKE) lint typecheck docs-check unit eval-gate
 
 lint: $(VENV)/.installed-test
@@ -81,6 +81,12 @@ $(VENV)/.installed-test: pyproject.toml $(LLAMA_WHEELS)/.built | $(BIN)/python
 $(LLAMA_WHEELS)/.built: | $(BIN)/python
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) wheel --no-deps --no-cache-dir -w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)
 	touch $@
+
+# Debian's nginx stands in front of the service in tests/e2e/test_nginx.py (a real reverse proxy).
+nginx:
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq nginx >/dev/null; \
+		else echo "!! nginx is missing and this is not root: the reverse-proxy tests will be skipped (CI fails)"; fi; }
 
 %/node_modules: %/package-lock.json
 	npm ci --prefix $* --no-audit --no-fund --loglevel=error
