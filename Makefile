@@ -3,7 +3,9 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
-ASYNCAPI_CHECKER := tests/contracts/asyncapi
+# Node.js tools the tests run, each pinned by its own package-lock.json: the AsyncAPI parser, the official
+# AG-UI client, and the TypeScript client generators.
+NODE_TOOLS := tests/contracts/asyncapi tests/e2e/agui-client tests/e2e/clients/ts
 ARTIFACTS := test-artifacts
 # llama-cpp-python ships as source and builds for the CPU it is built on; on CPUs with AMX (this machine)
 # that build dies with a general protection fault in ggml. A generic build works everywhere, so it is
@@ -11,7 +13,7 @@ ARTIFACTS := test-artifacts
 LLAMA_VERSION := 0.3.36
 LLAMA_WHEELS := $(HOME)/.cache/agent-harness/llama-generic-$(LLAMA_VERSION)
 
-.PHONY: serve serve-local test lint typecheck docs docs-check unit eval eval-gate fuzz bench chromium clean
+.PHONY: serve serve-local test lint typecheck docs docs-check unit eval eval-gate fuzz bench chromium nginx clean
 
 serve: $(VENV)/.installed
 	$(BIN)/harness serve
@@ -19,7 +21,7 @@ serve: $(VENV)/.installed
 serve-local: $(VENV)/.installed-local
 	$(BIN)/harness serve --provider local
 
-test: $(VENV)/.installed-test $(ASYNCAPI_CHECKER)/node_modules chromium
+test: $(VENV)/.installed-test $(NODE_TOOLS:%=%/node_modules) chromium nginx
 	$(MAKE) lint typecheck docs-check unit eval-gate
 
 lint: $(VENV)/.installed-test
@@ -72,7 +74,7 @@ $(VENV)/.installed-local: pyproject.toml $(LLAMA_WHEELS)/.built | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 $(VENV)/.installed-test: pyproject.toml $(LLAMA_WHEELS)/.built | $(BIN)/python
-	$(PIP) install --find-links $(LLAMA_WHEELS) -e '.[test,local]'
+	$(PIP) install --find-links $(LLAMA_WHEELS) -e '.[test,local,cluster]'
 	$(PIP) install --force-reinstall --no-deps --no-index --find-links $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)
 	touch $@ $(VENV)/.installed $(VENV)/.installed-local
 
@@ -80,9 +82,15 @@ $(LLAMA_WHEELS)/.built: | $(BIN)/python
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) wheel --no-deps --no-cache-dir -w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)
 	touch $@
 
-$(ASYNCAPI_CHECKER)/node_modules: $(ASYNCAPI_CHECKER)/package-lock.json
-	npm ci --prefix $(ASYNCAPI_CHECKER) --no-audit --no-fund --loglevel=error
+# Debian's nginx stands in front of the service in tests/e2e/test_nginx.py (a real reverse proxy).
+nginx:
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq nginx >/dev/null; \
+		else echo "!! nginx is missing and this is not root: the reverse-proxy tests will be skipped (CI fails)"; fi; }
+
+%/node_modules: %/package-lock.json
+	npm ci --prefix $* --no-audit --no-fund --loglevel=error
 	touch $@
 
 clean:
-	rm -rf $(VENV) .harness .pytest_cache .mypy_cache .ruff_cache $(ARTIFACTS) $(ASYNCAPI_CHECKER)/node_modules
+	rm -rf $(VENV) .harness .pytest_cache .mypy_cache .ruff_cache $(ARTIFACTS) $(NODE_TOOLS:%=%/node_modules)

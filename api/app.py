@@ -13,7 +13,8 @@ from litestar.openapi import OpenAPIConfig
 from agent.clock import RandomIds, SystemClock
 from agent.runtime import open_agent
 from api.errors import EXCEPTION_HANDLERS
-from api.openapi import ContractJsonPlugin
+from api.openapi import TAGS, ContractJsonPlugin
+from api.routes.agui import ag_ui
 from api.routes.health import healthz
 from api.routes.knowledge import get_document
 from api.routes.runs import cancel_run, get_run, run_events
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = ("API_VERSION", "create_app")
 
-API_VERSION = "1.0.0"
-_TURN_PATHS = frozenset({"/chat", "/chat/resume"})
+API_VERSION = "1.1.0"
+_TURN_PATHS = frozenset({"/chat", "/chat/resume", "/ag-ui"})
 
 
 def create_app(
@@ -73,7 +74,18 @@ def create_app(
         )
 
     return Litestar(
-        route_handlers=[chat, resume_chat, get_run, run_events, cancel_run, get_document, healthz, index, spa_asset],
+        route_handlers=[
+            chat,
+            resume_chat,
+            ag_ui,
+            get_run,
+            run_events,
+            cancel_run,
+            get_document,
+            healthz,
+            index,
+            spa_asset,
+        ],
         dependencies={"runs": Provide(_runs, sync_to_thread=False)},
         signature_namespace={"RunRegistry": RunRegistry},
         lifespan=[lifespan],
@@ -85,6 +97,7 @@ def create_app(
             version=API_VERSION,
             description="An AI agent whose every turn can be watched live. See docs/events.md for the SSE events.",
             path="/schema",
+            tags=TAGS,
             render_plugins=[ContractJsonPlugin()],
         ),
         debug=False,

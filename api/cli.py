@@ -4,6 +4,7 @@ harness serve [--provider local]   the API under uvicorn (HARNESS_* variables; `
 harness ask "question"             one turn in-process, printed as its ChatResponse
 harness eval [--gate] ...          the eval dataset through the graph, with reports and the quality gate
 harness docs [--check]             regenerate docs/ (OpenAPI, events.md, JSON Schemas, AsyncAPI)
+harness doctor --url URL           check a deployment from outside: negotiation, streaming through proxies, replay
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     docs.add_argument("--check", action="store_true", help="write nothing; exit 1 if docs/ differs from the code")
     docs.add_argument("--out", type=Path, default=DOCS_DIR, help="the docs directory (default: the repository's)")
 
+    doctor = commands.add_parser(
+        "doctor", help="check a deployment from outside (negotiation, incremental delivery, heartbeats, replay)"
+    )
+    doctor.add_argument("--url", required=True, help="the service's base URL, as clients reach it")
+    doctor.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds an event already sent may take to arrive (default 10)"
+    )
+    doctor.add_argument(
+        "--heartbeat-wait", type=float, default=20.0, help="seconds to wait for a heartbeat (default 20)"
+    )
+
     args = parser.parse_args(argv)
     try:
         if args.command == "serve":
@@ -59,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_eval_command(args)
         if args.command == "docs":
             return _docs(args.out, check=args.check)
+        if args.command == "doctor":
+            return _doctor(args.url, timeout_s=args.timeout, heartbeat_wait_s=args.heartbeat_wait)
         return asyncio.run(_ask(args.question, args.session))
     except ConfigError as exc:
         print(f"harness: {exc}", file=sys.stderr)
@@ -76,6 +90,15 @@ def _docs(directory: Path, *, check: bool) -> int:
     for name in stale:
         print(f"harness: docs/{name} differs from what the code generates; run `harness docs`", file=sys.stderr)
     return 1 if stale else 0
+
+
+def _doctor(url: str, *, timeout_s: float, heartbeat_wait_s: float) -> int:
+    from api.doctor import diagnose, render
+    from api.doctor.checks import Options
+
+    findings = asyncio.run(diagnose(url, Options(timeout_s=timeout_s, heartbeat_wait_s=heartbeat_wait_s)))
+    sys.stdout.write(render(url, findings))
+    return 1 if any(finding.verdict == "fail" for finding in findings) else 0
 
 
 async def _ask(question: str, session_id: str | None) -> int:

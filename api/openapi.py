@@ -17,13 +17,19 @@ from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import (
     Example,
     Link,
+    OpenAPIHeader,
     OpenAPIMediaType,
     OpenAPIResponse,
     Operation,
     Reference,
     RequestBody,
+    Schema,
+    Tag,
 )
+from litestar.openapi.spec.enums import OpenAPIType
 
+from api.agui.schema import agui_schemas
+from api.event_stream_schema import event_stream_schema
 from api.negotiation import EVENT_STREAM
 from api.openapi_examples import (
     CHAT_REQUEST_EXAMPLES,
@@ -33,7 +39,9 @@ from api.openapi_examples import (
     RESUME_REQUEST_EXAMPLES,
 )
 from contracts import (
+    ID_PATTERN,
     PROBLEM_MEDIA_TYPE,
+    AgUiRunInput,
     ChatRequest,
     ChatResponse,
     Envelope,
@@ -49,6 +57,12 @@ if TYPE_CHECKING:
     from litestar import Litestar, Request
 
 __all__ = (
+    "ENDED_STREAM_RESPONSE",
+    "LAST_EVENT_ID_PATTERN",
+    "RUN_ID_HEADER",
+    "SESSION_ID_HEADER",
+    "SESSION_ID_PATTERN",
+    "TAGS",
     "ContractJsonPlugin",
     "EventStreamOperation",
     "ResumeOperation",
@@ -56,6 +70,28 @@ __all__ = (
     "TurnOperation",
     "openapi_document",
     "problem_responses",
+    "schema_ref",
+    "verbatim_examples",
+)
+
+SESSION_ID_PATTERN = ID_PATTERN
+LAST_EVENT_ID_PATTERN = ID_PATTERN.removesuffix("$") + ":[0-9]{1,12}$"
+RUN_ID_HEADER = "Run-Id"
+SESSION_ID_HEADER = "Session-Id"
+TAGS = [
+    Tag(name="turns", description="Talk to the agent: one turn, or the decision a paused turn waits for."),
+    Tag(name="runs", description="A turn's run: its snapshot, its event stream (replay and live tail), cancelling it."),
+    Tag(name="knowledge", description="The knowledge-base documents answers cite."),
+    Tag(name="health", description="Whether the service can serve."),
+]
+"""Every operation has exactly one of these, so generated clients group them the same way."""
+
+ENDED_STREAM_RESPONSE = ResponseSpec(
+    data_container=None,
+    description=(
+        "The run has ended and the cursor is at or past its terminal event: there is nothing more to send. "
+        "No body; a browser's `EventSource` stops reconnecting on a 204."
+    ),
 )
 
 _REF = "#/components/schemas/{name}"
@@ -67,6 +103,7 @@ _CONTRACT_TYPES: tuple[Any, ...] = (
     Problem,
     KnowledgeDocument,
     Health,
+    AgUiRunInput,
 )
 _PROBLEMS = {
     404: "Unknown run (or one of another session), approval or document",
@@ -99,7 +136,7 @@ def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
     }
 
 
-def _schema_ref(name: str) -> Reference:
+def schema_ref(name: str) -> Reference:
     return Reference(ref=_REF.format(name=name))
 
 
@@ -111,21 +148,24 @@ class _VerbatimExample(Example):
         return {"value": self.value}
 
 
-def _examples(values: dict[str, Any]) -> dict[str, Example | Reference]:
+def verbatim_examples(values: dict[str, Any]) -> dict[str, Example | Reference]:
     return {name: _VerbatimExample(value=value) for name, value in values.items()}
 
 
 def _event_stream_media() -> OpenAPIMediaType:
-    return OpenAPIMediaType(schema=_schema_ref("ServerSentEvent"), examples=_examples(EVENT_STREAM_EXAMPLE))
+    return OpenAPIMediaType(schema=schema_ref("EventStream"), examples=verbatim_examples(EVENT_STREAM_EXAMPLE))
 
 
-_RUN_ID = "$response.body#/run_id"
-_SESSION_ID = "$response.body#/session_id"
+def _run_links(source: str) -> dict[str, Link | Reference]:
+    """Where a client goes next with the run a response names (also what the stateful fuzzer follows).
 
-
-def _run_links() -> dict[str, Link | Reference]:
-    """Where a client goes next with the run a response names (also what the stateful fuzzer follows)."""
-    run = {"run_id": _RUN_ID, "session_id": _SESSION_ID}
+    ``source`` is ``body`` for JSON-only answers and ``header`` for the turn routes, whose 200 may be JSON or
+    an event stream: the ``Run-Id``/``Session-Id`` headers are there either way, the body's fields are not.
+    """
+    if source == "header":
+        run = {"run_id": f"$response.header.{RUN_ID_HEADER}", "session_id": f"$response.header.{SESSION_ID_HEADER}"}
+    else:
+        run = {"run_id": "$response.body#/run_id", "session_id": "$response.body#/session_id"}
     return {
         "GetRun": Link(operation_id="getRun", parameters=run, description="The run's snapshot."),
         "StreamRunEvents": Link(operation_id="streamRunEvents", parameters=run, description="Its events."),
@@ -140,7 +180,7 @@ class RunOperation(Operation):
     def __post_init__(self) -> None:
         for status, response in (self.responses or {}).items():
             if status in ("200", "202") and isinstance(response, OpenAPIResponse):
-                response.links = _run_links()
+                response.links = _run_links("body")
 
 
 @dataclass
@@ -173,17 +213,27 @@ class EventStreamOperation(Operation):
 def _describe_turn(operation: Operation, request_examples: dict[str, Any]) -> None:
     body = operation.request_body
     assert isinstance(body, RequestBody)
-    body.content["application/json"].examples = _examples(request_examples)
+    body.content["application/json"].examples = verbatim_examples(request_examples)
     ok = operation.responses["200"] if operation.responses else None
     assert isinstance(ok, OpenAPIResponse)
     ok.description = "The turn's ChatResponse (also for a paused turn: `status: paused`), or the run as SSE."
-    ok.links = _run_links()
+    ok.links = _run_links("header")
+    ok.headers = {
+        RUN_ID_HEADER: _id_header("The run this turn is (the same as the body's `run_id`)."),
+        SESSION_ID_HEADER: _id_header("The run's session (the same as the body's `session_id`)."),
+    }
     ok.content = {
         "application/json": OpenAPIMediaType(
-            schema=_schema_ref(ChatResponse.__name__), examples=_examples(CHAT_RESPONSE_EXAMPLES)
+            schema=schema_ref(ChatResponse.__name__), examples=verbatim_examples(CHAT_RESPONSE_EXAMPLES)
         ),
         EVENT_STREAM: _event_stream_media(),
     }
+
+
+def _id_header(description: str) -> OpenAPIHeader:
+    return OpenAPIHeader(
+        schema=Schema(type=OpenAPIType.STRING, pattern=ID_PATTERN), description=description, required=True
+    )
 
 
 def contract_schemas() -> dict[str, Any]:
@@ -211,13 +261,18 @@ def contract_schemas() -> dict[str, Any]:
             },
         },
     }
-    return components
+    components["EventStream"] = event_stream_schema(
+        "EventStream", _REF.format(name="ServerSentEvent"), "A run's events as Server-Sent Events."
+    )
+    return {**components, **agui_schemas(_REF)}
 
 
 def finalize(document: dict[str, Any]) -> dict[str, Any]:
     """Litestar's document with the contract's schemas, and without the 400 this API never answers."""
     for path_item in document.get("paths", {}).values():
         for operation in path_item.values():
+            for parameter in operation.get("parameters", []):
+                parameter["schema"] = _never_null(parameter["schema"])
             responses = operation.get("responses", {})
             responses.pop("400", None)
             if "429" in responses:
@@ -226,6 +281,17 @@ def finalize(document: dict[str, Any]) -> dict[str, Any]:
                 }
     document.setdefault("components", {})["schemas"] = contract_schemas()
     return document
+
+
+def _never_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """A parameter's schema without the ``null`` Litestar adds for an optional one: a query parameter or a
+    header is a string or absent, never ``null`` (sending the text ``null`` would be a different value)."""
+    branches = schema.get("oneOf")
+    if not branches:
+        return schema
+    kept = [branch for branch in branches if branch != {"type": "null"}]
+    rest = {key: value for key, value in schema.items() if key != "oneOf"}
+    return {**kept[0], **rest} if len(kept) == 1 else {**rest, "oneOf": kept}
 
 
 def openapi_document(app: Litestar) -> dict[str, Any]:

@@ -5,6 +5,14 @@ This package does no I/O and imports nothing else of the project.
 
 from __future__ import annotations
 
+from contracts.agui import (
+    INTERRUPT_ID_PATTERN,
+    AgUiCancelledEntry,
+    AgUiDecision,
+    AgUiMessage,
+    AgUiResolvedEntry,
+    AgUiRunInput,
+)
 from contracts.events import (
     ENVELOPE_VERSION,
     TERMINAL_EVENT_TYPES,
@@ -34,7 +42,7 @@ from contracts.events import (
     TurnCompletedEvent,
 )
 from contracts.health import Health
-from contracts.ids import RunId, SessionId
+from contracts.ids import ID_PATTERN, RunId, SessionId
 from contracts.knowledge import KnowledgeDocument
 from contracts.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, problem_type
 from contracts.requests import ApprovalDecision, ChatRequest, ResumeRequest
@@ -53,8 +61,15 @@ from contracts.runs import RunError, RunSnapshot, RunStatus
 
 __all__ = (
     "ENVELOPE_VERSION",
+    "ID_PATTERN",
+    "INTERRUPT_ID_PATTERN",
     "PROBLEM_MEDIA_TYPE",
     "TERMINAL_EVENT_TYPES",
+    "AgUiCancelledEntry",
+    "AgUiDecision",
+    "AgUiMessage",
+    "AgUiResolvedEntry",
+    "AgUiRunInput",
     "Answer",
     "AnswerKind",
     "ApprovalDecision",

@@ -179,7 +179,7 @@ class TurnCompleted(msgspec.Struct, kw_only=True):
 class Snapshot(msgspec.Struct, kw_only=True):
     """Stands in for events that left the replay window."""
 
-    gap: Literal[True]
+    gap: Annotated[Literal[True], msgspec.Meta(extra_json_schema={"type": "boolean"})]
     run: RunSnapshot
 
 
@@ -187,7 +187,8 @@ class _EnvelopeBase(msgspec.Struct, tag_field="type", omit_defaults=True):
     v: Annotated[
         Literal[1],
         msgspec.Meta(
-            description="Envelope version. Changes within v1 are additive: ignore unknown fields and event types."
+            description="Envelope version. Changes within v1 are additive: ignore unknown fields and event types.",
+            extra_json_schema={"type": "integer"},
         ),
     ]
     run_id: RunId

@@ -11,11 +11,16 @@ from api.app import create_app
 from api.runs.frames import FrameEncoder
 from api.settings import Settings
 from tests.support.frame_schema import frame_problems
+from tests.support.fuzz_seed import replay_hint
 from tests.support.shared_stores import SharedStores, fresh_shared_stores
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator
     from pathlib import Path
+
+
+def pytest_report_header() -> str:
+    return replay_hint()
 
 
 @pytest.fixture(autouse=True)

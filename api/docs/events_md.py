@@ -31,6 +31,32 @@ The channels are also described as AsyncAPI 3.0 in [`asyncapi.yaml`](asyncapi.ya
 - Reconnect with `GET /runs/{run_id}/events` and the header `Last-Event-ID: <run_id>:<seq>` (or
   `?after=<seq>`): every later event is sent, in order, with no gap and no duplicate, byte for byte as
   first sent, then the live tail. A stream that closes without a terminal event was cut.
+- A cursor at or past the terminal event of a run that has ended answers `204 No Content`: nothing more
+  will come. A browser's `EventSource` stops reconnecting on a 204 (on a `200` it would reconnect every
+  `retry` milliseconds forever), so it can be pointed at `GET /runs/{run_id}/events` as it is.
+
+## `EventSource` and the `error` event
+
+The contract's terminal event is named `error`, and so is the event a browser's `EventSource` fires
+when its connection fails or closes. A listener added with `addEventListener('error', ...)` gets both.
+Tell them apart by their type: the contract's event is a `MessageEvent` whose `data` is the envelope
+(and whose `lastEventId` is `<run_id>:<seq>`); the connection's is a plain `Event` with no `data`.
+
+```js
+source.addEventListener('error', (event) => {
+  if (event instanceof MessageEvent) {
+    const envelope = JSON.parse(event.data);   // the run failed or was cancelled: envelope.data.code says why
+    source.close();
+  } else if (source.readyState === EventSource.CLOSED) {
+    // the server answered 204 (the run has ended) or a non-stream status: EventSource will not retry
+  } else {
+    // the connection dropped; EventSource reconnects with Last-Event-ID by itself
+  }
+});
+```
+
+`source.onerror` listens for the same type, so it receives both kinds too; the same check works there.
+The name stays `error`: it is the v1 contract, and renaming it would break every client that handles it.
 
 ## Ordering rules
 

@@ -19,6 +19,7 @@ __all__ = ("healthz",)
 @get(
     "/healthz",
     operation_id="healthz",
+    tags=["health"],
     summary="Whether the service can serve",
     cache=False,
     responses=problem_responses(503),

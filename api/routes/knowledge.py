@@ -17,6 +17,7 @@ __all__ = ("get_document",)
 @get(
     "/kb/{doc_id:str}",
     operation_id="getDocument",
+    tags=["knowledge"],
     summary="A knowledge-base document, as cited by answers",
     responses=problem_responses(404),
 )

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from litestar import Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
-from litestar.response import Stream
 
 from api.exceptions import InvalidCursor
-from api.openapi import EventStreamOperation, RunOperation, problem_responses
+from api.openapi import (
+    ENDED_STREAM_RESPONSE,
+    LAST_EVENT_ID_PATTERN,
+    SESSION_ID_PATTERN,
+    EventStreamOperation,
+    RunOperation,
+    problem_responses,
+)
 from api.routes.turns import sse_response
+from api.runs.records import FINISHED
 from api.runs.run import Run
 from contracts import RunSnapshot, SessionId
 
@@ -20,17 +27,23 @@ if TYPE_CHECKING:
 
 __all__ = ("cancel_run", "get_run", "run_events")
 
-LAST_EVENT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}:[0-9]{1,12}$"
+_NO_RUN_GETS_THIS_FAR = 10**12
+"""Cursors beyond every seq mean the same; larger ones are held here, below what any store can compare."""
 
 SessionQuery = Annotated[
     SessionId | None,
-    QueryParameter(name="session_id", description="When given, the run must belong to this session (else 404)."),
+    QueryParameter(
+        name="session_id",
+        pattern=SESSION_ID_PATTERN,
+        description="When given, the run must belong to this session (else 404).",
+    ),
 ]
 
 
 @get(
     "/runs/{run_id:str}",
     operation_id="getRun",
+    tags=["runs"],
     summary="Where a run stands",
     operation_class=RunOperation,
     responses=problem_responses(404, 422),
@@ -45,9 +58,10 @@ async def get_run(
 @get(
     "/runs/{run_id:str}/events",
     operation_id="streamRunEvents",
+    tags=["runs"],
     summary="A run's events: replay after the cursor, then the live tail",
     operation_class=EventStreamOperation,
-    responses=problem_responses(404, 422),
+    responses={204: ENDED_STREAM_RESPONSE, **problem_responses(404, 422)},
 )
 async def run_events(
     run_id: FromPath[str],
@@ -61,17 +75,26 @@ async def run_events(
         HeaderParameter(
             name="Last-Event-ID",
             pattern=LAST_EVENT_ID_PATTERN,
-            description="`<run_id>:<seq>` of the last event received from this run.",
+            description=(
+                "`<run_id>:<seq>` of the last event received from this run (what `EventSource` sends when it "
+                "reconnects). Another run's id is a 422."
+            ),
         ),
     ] = None,
-) -> Stream:
-    await runs.get(run_id, session_id)
-    return sse_response(runs, run_id, _cursor(run_id, after, last_event_id))
+) -> Response[Any]:
+    found = await runs.get(run_id, session_id)
+    cursor = _cursor(run_id, after, last_event_id)
+    snapshot = found.snapshot() if isinstance(found, Run) else found.snapshot
+    if snapshot.status in FINISHED and cursor >= snapshot.last_seq:
+        # nothing can follow the terminal event: 204 is what makes a browser's EventSource stop reconnecting
+        return Response(None, status_code=204)
+    return sse_response(runs, run_id, cursor)
 
 
 @post(
     "/runs/{run_id:str}/cancel",
     operation_id="cancelRun",
+    tags=["runs"],
     status_code=202,
     summary="Cancel a run",
     operation_class=RunOperation,
@@ -86,7 +109,7 @@ async def cancel_run(
 
 def _cursor(run_id: str, after: int, last_event_id: str | None) -> int:
     if last_event_id is None:
-        return after
+        return min(after, _NO_RUN_GETS_THIS_FAR)
     event_run, _, seq = last_event_id.rpartition(":")
     if event_run != run_id:
         raise InvalidCursor(f"Last-Event-ID {last_event_id!r} names another run; this is run {run_id}.")

@@ -12,7 +12,7 @@ from litestar.response import Stream
 
 from api.exceptions import RunCancelled, TurnFailed
 from api.negotiation import EVENT_STREAM, wants_event_stream
-from api.openapi import ResumeOperation, TurnOperation, problem_responses
+from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, ResumeOperation, TurnOperation, problem_responses
 from api.runs.stream import follow_run
 from contracts import ChatRequest, ChatResponse, ResumeRequest
 
@@ -29,6 +29,7 @@ CLIENT_CLOSED_REQUEST = 499
 @post(
     "/chat",
     operation_id="chat",
+    tags=["turns"],
     status_code=200,
     summary="Send a message: one turn of the agent",
     operation_class=TurnOperation,
@@ -44,6 +45,7 @@ async def chat(
 @post(
     "/chat/resume",
     operation_id="resumeChat",
+    tags=["turns"],
     status_code=200,
     summary="Approve or reject the action a paused run waits for",
     operation_class=ResumeOperation,
@@ -56,19 +58,20 @@ async def resume_chat(
     return await _answer(request, runs, run, after=cursor)
 
 
-def sse_response(runs: RunRegistry, run_id: str, after: int) -> Stream:
+def sse_response(runs: RunRegistry, run_id: str, after: int, *, headers: dict[str, str] | None = None) -> Stream:
     return Stream(
         follow_run(runs, run_id, after),
         media_type=EVENT_STREAM,
-        headers=SSE_HEADERS,
+        headers={**SSE_HEADERS, **(headers or {})},
     )
 
 
 async def _answer(
     request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry], run: Run, *, after: int
 ) -> Response[Any]:
+    names = {RUN_ID_HEADER: run.run_id, SESSION_ID_HEADER: run.session_id}
     if wants_event_stream(request.headers.get("accept")):
-        return sse_response(runs, run.run_id, after)
+        return sse_response(runs, run.run_id, after, headers=names)
     with runs.subscribed(run.run_id):
         settled = asyncio.ensure_future(run.wait_settled(after))
         left = asyncio.ensure_future(_disconnected(request))
@@ -79,7 +82,7 @@ async def _answer(
             left.cancel()
     if not (run.fenced or run.settled_after(after)):
         return Response(None, status_code=CLIENT_CLOSED_REQUEST)  # nobody is there to read it
-    return Response(_outcome(run))
+    return Response(_outcome(run), headers=names)
 
 
 def _outcome(run: Run) -> ChatResponse:

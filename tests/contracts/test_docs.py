@@ -42,7 +42,7 @@ def test_chat_documents_both_json_and_the_event_stream() -> None:
     for path in ("/chat", "/chat/resume"):
         ok = document["paths"][path]["post"]["responses"]["200"]["content"]
         assert ok["application/json"]["schema"] == {"$ref": "#/components/schemas/ChatResponse"}
-        assert ok["text/event-stream"]["schema"] == {"$ref": "#/components/schemas/ServerSentEvent"}
+        assert ok["text/event-stream"]["schema"] == {"$ref": "#/components/schemas/EventStream"}
     events = document["paths"]["/runs/{run_id}/events"]["get"]["responses"]["200"]["content"]
     assert list(events) == ["text/event-stream"]
     data = document["components"]["schemas"]["ServerSentEvent"]["properties"]["data"]
@@ -96,3 +96,14 @@ def test_asyncapi_document_is_valid_by_the_official_parser() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_example_events_in_ag_ui_md_are_ag_ui_events() -> None:
+    from ag_ui.core import Event
+    from pydantic import TypeAdapter
+
+    lines = [line for line in (DOCS / "ag-ui.md").read_text().split("\n") if line.startswith("data: ")]
+    assert len(lines) >= 10
+    adapter = TypeAdapter(Event)
+    for line in lines:
+        adapter.validate_json(line[len("data: ") :])

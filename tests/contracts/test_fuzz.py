@@ -2,7 +2,8 @@
 
 The fuzzer runs as its CLI against a real `harness serve` on loopback, once for the JSON contract and
 once with `Accept: text/event-stream`, where each event's data is validated against the envelope schema.
-The seed is fixed so CI is reproducible; `make fuzz` runs longer with fresh seeds.
+Every session fuzzes with a fresh seed (or `HARNESS_FUZZ_SEED`), printed in pytest's header and in any
+failure so the finding replays; `make fuzz` runs longer.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ import httpx
 import pytest
 
 from tests.e2e.conftest import free_port
+from tests.support.fuzz_seed import FUZZ_SEED, replay_hint
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
 CONFIG = Path(__file__).parent / "schemathesis.toml"
-SEED = os.environ.get("HARNESS_FUZZ_SEED", "20261130")
 MAX_EXAMPLES = os.environ.get("HARNESS_FUZZ_EXAMPLES", "60")
 
 
@@ -74,7 +75,7 @@ def test_the_fuzzer_finds_nothing(server_url: str, extra: list[str]) -> None:
             "--max-examples",
             MAX_EXAMPLES,
             "--seed",
-            SEED,
+            FUZZ_SEED,
             "--request-timeout",
             "10",
             "--no-color",
@@ -85,5 +86,5 @@ def test_the_fuzzer_finds_nothing(server_url: str, extra: list[str]) -> None:
         check=False,
         timeout=600,
     )
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+    assert result.returncode == 0, f"{replay_hint()}\n" + result.stdout[-6000:] + result.stderr[-2000:]
     assert "passed" in result.stdout

@@ -244,8 +244,68 @@ async def test_malformed_cursors_are_422(serve: Callable[..., LiveServer], setti
     for response in (wrong_run, garbage, negative):
         assert response.status_code == 422
         assert response.headers["content-type"] == "application/problem+json"
-    assert future.status_code == 200
-    assert future.content == b"retry: 2000\n\n", "nothing comes after the end of a finished run"
+    assert future.status_code == 204, "nothing comes after the end of a finished run"
+
+
+async def test_a_cursor_at_or_past_the_terminal_event_is_204_so_event_source_stops(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    server = serve(settings)
+    async with httpx.AsyncClient(base_url=server.url) as client:
+        async with client.stream("POST", "/chat", json=REFUSAL, headers=SSE) as response:
+            original = events(await collect(response))
+        run_id = original[0].data["run_id"]
+        terminal = original[-1]
+        before_terminal = original[-2]
+        at_end = await client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": terminal.id})
+        past_end = await client.get(f"/runs/{run_id}/events", params={"after": terminal.data["seq"] + 1})
+        by_query = await client.get(f"/runs/{run_id}/events", params={"after": terminal.data["seq"]})
+        async with client.stream(
+            "GET", f"/runs/{run_id}/events", headers={"Last-Event-ID": before_terminal.id}
+        ) as response:
+            last_one = events(await collect(response))
+
+    for response in (at_end, past_end, by_query):
+        assert response.status_code == 204
+        assert response.content == b""
+        assert "content-type" not in response.headers
+    assert [f.raw for f in last_one] == [terminal.raw], "a cursor before the terminal event still gets it"
+
+
+async def test_a_waiting_run_streams_even_at_its_newest_event(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    """Only an ended run answers 204: a paused one has more to come, so the stream stays open."""
+    server = serve(msgspec.structs.replace(settings, heartbeat_s=0.05))
+    async with httpx.AsyncClient(base_url=server.url) as client:
+        paused = (await client.post("/chat", json=REFUND)).json()
+        snapshot = (await client.get(f"/runs/{paused['run_id']}")).json()
+        cursor = f"{paused['run_id']}:{snapshot['last_seq']}"
+        async with client.stream("GET", f"/runs/{paused['run_id']}/events", headers={"Last-Event-ID": cursor}) as r:
+            assert r.status_code == 200
+            received = []
+            async for frame in frames(r):
+                received.append(frame)
+                if frame.is_comment:
+                    break
+    assert events(received) == []
+    assert received[-1].raw == b": hb"
+
+
+async def test_turns_name_their_run_and_session_in_headers_for_json_and_stream(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    server = serve(settings)
+    async with httpx.AsyncClient(base_url=server.url) as client:
+        answer = await client.post("/chat", json=PASSWORD)
+        async with client.stream("POST", "/chat", json=PASSWORD, headers=SSE) as response:
+            streamed = events(await collect(response))
+            stream_headers = response.headers
+
+    assert answer.headers["run-id"] == answer.json()["run_id"]
+    assert answer.headers["session-id"] == answer.json()["session_id"]
+    assert stream_headers["run-id"] == streamed[0].data["run_id"]
+    assert stream_headers["session-id"] == streamed[0].data["data"]["session_id"]
 
 
 async def test_cursor_older_than_the_replay_window_gets_a_snapshot(

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.spa.proxy import CuttableProxy
+from tests.support.processes import stop
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -146,12 +147,7 @@ def _serve(name: str, data_dir: Path, artifacts: Path, **extra: str) -> Iterator
                 time.sleep(0.1)  # polling a subprocess for readiness, not synchronising a test
             yield Server(url=url, host="127.0.0.1", port=port, log=log)
         finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process, signal.SIGTERM, within_s=20)
 
 
 @pytest.fixture(scope="session")

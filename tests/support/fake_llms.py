@@ -1,10 +1,14 @@
-"""Model clients for transport tests: ones that never stop, so only an abort can end their runs."""
+"""Model clients for transport tests: ones that never stop, so only an abort can end their runs, and one
+that holds its answer midway until the test lets it go on."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import TYPE_CHECKING
 
+from agent.config import StubConfig
+from agent.llm.stub import StubLLM
 from agent.llm.types import Chunk, Completion
 
 if TYPE_CHECKING:
@@ -12,7 +16,7 @@ if TYPE_CHECKING:
 
     from agent.llm.types import ChatMessage, LLMParams
 
-__all__ = ("EndlessLLM",)
+__all__ = ("EndlessLLM", "GatedLLM")
 
 
 class EndlessLLM:
@@ -35,3 +39,36 @@ class EndlessLLM:
             await asyncio.sleep(self._pause_s)
             self.chunks_sent += 1
             yield Chunk(delta=self._chunk, model=self.model, provider="endless")
+
+
+class GatedLLM:
+    """The stub's answer, held after its first ``hold_after`` chunks until the test sets ``gate``.
+
+    While it is held the run cannot have finished, so what a client has received by then was delivered
+    incrementally: a proof that needs no clock.
+    """
+
+    provider = "stub"
+
+    def __init__(self, *, hold_after: int) -> None:
+        self._stub = StubLLM(StubConfig(token_delay_ms=0))
+        self._hold_after = hold_after
+        self.gate = threading.Event()
+        self.holding = threading.Event()
+
+    @property
+    def model(self) -> str:
+        return self._stub.model
+
+    async def complete(self, messages: Sequence[ChatMessage], params: LLMParams) -> Completion:
+        return await self._stub.complete(messages, params)
+
+    async def stream(self, messages: Sequence[ChatMessage], params: LLMParams) -> AsyncIterator[Chunk]:
+        index = 0
+        async for chunk in self._stub.stream(messages, params):
+            if index == self._hold_after:
+                self.holding.set()
+                while not self.gate.is_set():
+                    await asyncio.sleep(0.01)
+            index += 1
+            yield chunk

@@ -1,0 +1,36 @@
+"""``POST /ag-ui``: the agent over AG-UI 1.0, for AG-UI clients (CopilotKit, ``@ag-ui/client``, ...)."""
+
+from __future__ import annotations
+
+from litestar import post
+from litestar.di import NamedDependency
+from litestar.params import JSONBody
+from litestar.response import Stream
+
+from api.agui import AgUiTranslator, agui_stream, open_run, requested_turn
+from api.agui.openapi import AgUiOperation
+from api.negotiation import EVENT_STREAM
+from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, problem_responses
+from api.routes.turns import SSE_HEADERS
+from api.runs.registry import RunRegistry
+from contracts.agui import AgUiRunInput
+
+__all__ = ("ag_ui",)
+
+
+@post(
+    "/ag-ui",
+    operation_id="runAgUi",
+    tags=["turns"],
+    status_code=200,
+    summary="Run the agent over AG-UI 1.0: a new turn, or the answer to a paused run's interrupt",
+    operation_class=AgUiOperation,
+    responses=problem_responses(404, 409, 413, 422, 429, 503),
+)
+async def ag_ui(data: JSONBody[AgUiRunInput], runs: NamedDependency[RunRegistry]) -> Stream:
+    opened = await open_run(runs, requested_turn(data))
+    return Stream(
+        agui_stream(opened, AgUiTranslator(thread_id=data.thread_id, run_id=data.run_id)),
+        media_type=EVENT_STREAM,
+        headers={**SSE_HEADERS, RUN_ID_HEADER: opened.run_id, SESSION_ID_HEADER: opened.session_id},
+    )
