@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agent.config import ConfigError
+from agent.stores import StoreUnavailable
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -74,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "doctor":
             return _doctor(args.url, timeout_s=args.timeout, heartbeat_wait_s=args.heartbeat_wait)
         return asyncio.run(_ask(args.question, args.session))
-    except ConfigError as exc:
+    except (ConfigError, StoreUnavailable) as exc:
         print(f"harness: {exc}", file=sys.stderr)
         return 2
 

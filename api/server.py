@@ -7,6 +7,7 @@ and fails every running run with ``server_shutdown``; then uvicorn's own shutdow
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ import uvicorn
 
 from agent.llm.local_server import LocalModelServer
 from api.app import create_app
+from api.runs.stores import check_stores
 from api.settings import Settings
 
 if TYPE_CHECKING:
@@ -66,6 +68,7 @@ def _serve_on_local_model(settings: Settings, *, host: str | None, port: int | N
 
 
 def _serve(settings: Settings, *, host: str | None, port: int | None) -> int:
+    asyncio.run(check_stores(settings))  # a store that is down is one clear line, not a traceback
     app = create_app(settings)
     config = uvicorn.Config(
         app,

@@ -25,7 +25,7 @@ from agent.stores.pg_ledger import LEDGER_MIGRATIONS, PostgresLedger
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
-__all__ = ("apply_migrations", "migration_lock", "open_pool", "open_postgres_stores", "ping")
+__all__ = ("apply_migrations", "migration_lock", "open_pool", "open_postgres_stores", "ping", "probe")
 
 _MIGRATION_LOCK = 0x6861726E657373  # "harness"
 _LOCK_POLL_S = 0.05
@@ -35,12 +35,7 @@ _CONNECT_TIMEOUT_S = 5
 @asynccontextmanager
 async def open_pool(url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
     """A pool on ``url``; fails at once with ``StoreUnavailable`` when the server cannot be reached."""
-    try:
-        probe = await psycopg.AsyncConnection.connect(url, connect_timeout=_CONNECT_TIMEOUT_S)
-    except psycopg.Error as exc:
-        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-        raise StoreUnavailable(f"cannot connect to PostgreSQL at {redact_url(url)}: {reason}") from None
-    await probe.close()
+    await probe(url)
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
         url,
         min_size=2,
@@ -60,7 +55,7 @@ async def open_pool(url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
 
 async def ping(pool: AsyncConnectionPool[Any], timeout_s: float = 1.0) -> None:
     """Raise unless the database answers within ``timeout_s``."""
-    async with asyncio.timeout(timeout_s), pool.connection(timeout=timeout_s) as connection:
+    async with pool.connection(timeout=timeout_s) as connection:
         await connection.execute("SELECT 1")
 
 
@@ -111,3 +106,13 @@ async def open_postgres_stores(url: str) -> AsyncIterator[AgentStores]:
         ledger = PostgresLedger(pool)
         await ledger.seed()
         yield AgentStores(checkpointer=saver, ledger=ledger, interactions=PostgresInteractionLog(pool), database=pool)
+
+
+async def probe(url: str) -> None:
+    """Raise ``StoreUnavailable`` (naming the URL, without its password) unless ``url`` accepts a connection."""
+    try:
+        connection = await psycopg.AsyncConnection.connect(url, connect_timeout=_CONNECT_TIMEOUT_S)
+    except psycopg.Error as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise StoreUnavailable(f"cannot connect to PostgreSQL at {redact_url(url)}: {reason}") from None
+    await connection.close()

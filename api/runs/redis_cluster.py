@@ -137,7 +137,7 @@ class RedisCluster:
 
     async def _maintain(self) -> None:
         registry = self.registry
-        running = registry.running_here()
+        running = registry.held_here()
         for run_id in await self._log.renew(running):
             registry.fenced(run_id)
         if running:

@@ -3,7 +3,7 @@
 Appends are queued and committed in batches like the embedded log's: one pipelined round trip per batch,
 one ``APPEND`` script per run in it (see ``redis_scripts``). A batch that cannot reach Redis is retried,
 unchanged and in order, until Redis answers again; events count as published only once Redis has them.
-Records committed in a batch are then copied to PostgreSQL (``RunArchive``).
+Records committed in a batch are then copied to PostgreSQL (``RunArchive``) by a task of their own.
 """
 
 from __future__ import annotations
@@ -99,7 +99,9 @@ class RedisEventLog:
         self._committed_batches = 0
         self._batch_done = asyncio.Condition()
         self._writer: asyncio.Task[None] | None = None
+        self._archiver: asyncio.Task[None] | None = None
         self._unarchived: dict[str, EncodedRecord] = {}
+        self._archive_wanted = asyncio.Event()
         self._on_commit: Callable[[str, int], None] = lambda run_id, seq: None
         self._on_fenced: Callable[[str], None] = lambda run_id: None
         self.unreachable: set[str] = set()
@@ -109,15 +111,25 @@ class RedisEventLog:
         self._on_commit = on_commit
         self._on_fenced = on_fenced
         self._writer = asyncio.create_task(self._write_batches(), name="event-log-writer")
+        self._archiver = asyncio.create_task(self._archive_records(), name="run-archiver")
 
     async def close(self) -> None:
         try:
             await asyncio.wait_for(self.flush(), _RETRY_MAX_S * 5)
         except TimeoutError:
             logger.error("closing with %d unwritten event-log operations: the stores are unreachable", len(self._queue))
-        if self._writer is not None:
-            self._writer.cancel()
-            await asyncio.gather(self._writer, return_exceptions=True)
+        for task in (self._writer, self._archiver):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if self._unarchived:
+            try:
+                async with asyncio.timeout(_RETRY_MAX_S):
+                    await self._archive.save(list(self._unarchived.values()))
+            except Exception as exc:
+                if not (isinstance(exc, TimeoutError) or is_store_failure(exc)):
+                    raise
+                logger.error("closing with %d run records not copied to PostgreSQL", len(self._unarchived))
 
     def append(self, run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None:
         self._queue.append((run_id, event))
@@ -175,6 +187,7 @@ class RedisEventLog:
         if busy is not None:
             return str(busy.decode() if isinstance(busy, bytes) else busy)
         self._unarchived[snapshot.run_id] = record.encode()
+        self._archive_wanted.set()
         return None
 
     async def claim_run(self, run_id: str) -> RunRecord | None:
@@ -229,7 +242,7 @@ class RedisEventLog:
                 record = runs[run_id].record
                 if record is not None and not fenced:
                     self._unarchived[run_id] = record
-            await self._archive_records()
+                    self._archive_wanted.set()
             self._committed_batches += 1
             async with self._batch_done:
                 self._batch_done.notify_all()
@@ -276,18 +289,25 @@ class RedisEventLog:
         return {run_id: (reply[0] == b"fenced", int(reply[1])) for run_id, reply in zip(runs, replies, strict=True)}
 
     async def _archive_records(self) -> None:
-        if not self._unarchived:
-            return
-        records, self._unarchived = self._unarchived, {}
-        try:
-            await self._archive.save(list(records.values()))
-        except Exception as exc:
-            if not is_store_failure(exc):
-                raise
-            self._failing(exc, "PostgreSQL")
-            self._unarchived = records | self._unarchived  # kept for the next batch
-        else:
+        """Copy committed records to PostgreSQL, apart from the writer: an outage there never holds up events."""
+        delay = _RETRY_FIRST_S
+        while True:
+            await self._archive_wanted.wait()
+            self._archive_wanted.clear()
+            records, self._unarchived = self._unarchived, {}
+            try:
+                await self._archive.save(list(records.values()))
+            except Exception as exc:
+                if not is_store_failure(exc):
+                    raise
+                self._failing(exc, "PostgreSQL")
+                self._unarchived = records | self._unarchived  # newer records of the same runs win
+                self._archive_wanted.set()
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _RETRY_MAX_S)
+                continue
             self._recovered("PostgreSQL")
+            delay = _RETRY_FIRST_S
 
     def _failing(self, exc: BaseException, store: str) -> None:
         if store not in self.unreachable:

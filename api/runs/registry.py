@@ -115,6 +115,8 @@ class RunRegistry:
         """End, with a retryable error, every run recorded as running whose executor is gone."""
         code = "instance_lost" if self.cluster is not None else "server_restarted"
         for run_id in await self.log.lost_runs():
+            if run_id in self._live:
+                continue  # ours: a lease renewal that came late, not a lost executor
             record = await self.log.claim_run(run_id)
             if record is None:
                 continue
@@ -286,8 +288,9 @@ class RunRegistry:
             if run.status == "running" and run.grace_timer is None and not self.feed.count(run.run_id)
         ]
 
-    def running_here(self) -> list[str]:
-        return [run_id for run_id, run in self._live.items() if not run.settled]
+    def held_here(self) -> list[str]:
+        """Runs this instance writes: executing, or settled but with the settling event not committed yet."""
+        return [run_id for run_id, run in self._live.items() if not run.fenced]
 
     # --- internals ---
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from api.runs.event_log import EventLog
     from api.settings import Settings
 
-__all__ = ("open_run_stores",)
+__all__ = ("check_stores", "open_run_stores")
 
 
 @asynccontextmanager
@@ -27,3 +27,15 @@ async def open_run_stores(settings: Settings, agent: Agent) -> AsyncIterator[tup
 
     async with open_redis_stores(settings, agent) as (log, cluster):
         yield log, cluster
+
+
+async def check_stores(settings: Settings) -> None:
+    """Raise ``StoreUnavailable`` with one clear line unless every configured shared store answers."""
+    if settings.redis_url is None or settings.agent.database_url is None:
+        return
+    from agent.stores.postgres import probe
+    from api.runs.redis_stores import connect_redis
+
+    redis = await connect_redis(settings.redis_url)
+    await redis.aclose()
+    await probe(settings.agent.database_url)
