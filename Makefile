@@ -57,6 +57,7 @@ fuzz: $(VENV)/.installed-test
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m bench.stream_throughput
 	$(BIN)/python -m bench.ttft
+	$(BIN)/python -m bench.guardrails
 
 # Debian's Chromium drives the SPA's end-to-end tests (Playwright cannot download browsers here).
 chromium:

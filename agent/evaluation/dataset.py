@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
+from agent.guardrails import RefusalReason
 from contracts import AnswerKind, TurnStatus
 
 if TYPE_CHECKING:
@@ -51,14 +52,6 @@ CaseCategory = Literal[
     "impossible_action",
     "out_of_scope",
     "multi_turn",
-]
-RefusalReason = Literal[
-    "prompt_injection",
-    "secret_request",
-    "secret_in_message",
-    "pii_payment_card",
-    "pii_national_id",
-    "pii_bank_account",
 ]
 CaseId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=80)]
 

@@ -1,0 +1,12 @@
+"""The reason codes the input guardrail refuses with: what the eval dataset expects and the spans carry."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+__all__ = ("REASONS", "PiiReason", "RefusalReason")
+
+PiiReason = Literal["pii_payment_card", "pii_national_id", "pii_bank_account"]
+RefusalReason = Literal["prompt_injection", "secret_request", "secret_in_message", PiiReason]
+REASONS: tuple[str, ...] = (*get_args(RefusalReason)[:3], *get_args(PiiReason))
+"""Every code of ``RefusalReason``, in order."""
