@@ -59,6 +59,12 @@ class ActionResult(msgspec.Struct, frozen=True, kw_only=True):
 
 class Action(Protocol):
     name: str
+    description: str
+    """What it does, for the model (the tool's description)."""
+    argument: str
+    """Its one argument, the id of the record it acts on, e.g. ``invoice_id``."""
+    record_id: re.Pattern[str]
+    """How such an id looks; a model may only name a record the user named."""
 
     async def check(self, arguments: dict[str, Any]) -> NotPossible | None:
         """Why the action cannot be proposed with these arguments, or None when it can."""
@@ -73,6 +79,9 @@ class Action(Protocol):
 
 class IssueRefund:
     name = "issue_refund"
+    description = "Refund an invoice the user names, once a person approves it."
+    argument = "invoice_id"
+    record_id = re.compile(r"\bINV-\d{4}\b", re.IGNORECASE)
 
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
@@ -113,6 +122,9 @@ class IssueRefund:
 
 class DeleteAccount:
     name = "delete_account"
+    description = "Delete an account the user names, once a person approves it. It cannot be undone."
+    argument = "account_id"
+    record_id = re.compile(r"\bACC-\d{4}\b", re.IGNORECASE)
 
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
@@ -159,6 +171,10 @@ class ActionRegistry:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(self._actions)
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        return tuple(self._actions.values())
 
     def get(self, name: str) -> Action | None:
         return self._actions.get(name)

@@ -1,11 +1,19 @@
-"""Reading a model's structured answer ``{"kind": ..., "text": ...}``, degrading to plain text."""
+"""Reading a model's structured answer ``{"kind": ..., "text": ...}``, degrading to plain text.
+
+An action may also come as a tool call: then it is the proposal, whatever the text says.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from agent.llm.types import ToolCall
 
 __all__ = ("ParsedAnswer", "ProposedAction", "parse_answer")
 
@@ -27,8 +35,15 @@ class ParsedAnswer(msgspec.Struct, frozen=True, kw_only=True):
     """False when the model did not answer with the JSON object it was asked for."""
 
 
-def parse_answer(raw: str) -> ParsedAnswer:
-    """The structured answer in ``raw``; invalid JSON becomes a plain-text answer, never an error."""
+def parse_answer(raw: str, tool_calls: Sequence[ToolCall] = ()) -> ParsedAnswer:
+    """The structured answer in ``raw``; invalid JSON becomes a plain-text answer, never an error. A tool
+    call (the first) is the proposed action; the answer is then well formed whatever the text is."""
+    if tool_calls:
+        call = tool_calls[0]
+        text = _text_of(raw)
+        return ParsedAnswer(
+            kind="action_proposal", text=text, action=ProposedAction(name=call.name, arguments=call.arguments)
+        )
     body = _FENCE.sub("", raw.strip())
     try:
         value = msgspec.json.decode(body)
@@ -40,6 +55,16 @@ def parse_answer(raw: str) -> ParsedAnswer:
     citations = value.get("citations")
     cited = tuple(c for c in citations if isinstance(c, str)) if isinstance(citations, list) else ()
     return ParsedAnswer(kind=kind, text=value["text"], citations=cited, action=_action(value.get("action")))
+
+
+def _text_of(raw: str) -> str:
+    """The ``text`` of a structured answer, the raw text otherwise (often empty beside a tool call)."""
+    body = _FENCE.sub("", raw.strip())
+    try:
+        value = msgspec.json.decode(body) if body else None
+    except msgspec.DecodeError:
+        return raw.strip()
+    return value["text"] if isinstance(value, dict) and isinstance(value.get("text"), str) else raw.strip()
 
 
 def _action(value: object) -> ProposedAction | None:

@@ -90,5 +90,7 @@ def _create(name: str, *, first: bool, config: AgentConfig) -> LLMClient:
         api_key=api_key,
         timeout_s=llm.timeout_s,
         provider=name,
-        json_mode=name != "local",  # SmolLM2 under a JSON grammar invents its own schema (ADR 8)
+        # llama-cpp-python's server takes a schema only as json_object + schema, and no tools (ADR 11)
+        schema_dialect="json_object_schema" if name == "local" else "json_schema",
+        tool_calls=name != "local",
     )

@@ -15,17 +15,21 @@ from agent.actions.registry import unknown_action
 from agent.instrument import NodeResult
 from agent.knowledge import Passage
 from agent.llm.answer import ParsedAnswer, parse_answer
+from agent.llm.answer_schema import answer_format
 from agent.llm.prompts import build_messages
-from agent.llm.types import ChatMessage
+from agent.llm.types import ChatMessage, LLMParams
 from agent.nodes.model_call import call_model
 from agent.nodes.usage import model_usage
 
 if TYPE_CHECKING:
     from agent.actions import NotPossible
     from agent.deps import AgentDeps
+    from agent.llm.types import ToolCall
     from agent.state import AgentState, ProposalState
 
-__all__ = ("generate_answer",)
+__all__ = ("MAX_ANSWER_TOKENS", "generate_answer")
+
+MAX_ANSWER_TOKENS = 400
 
 
 class _Draft:
@@ -37,14 +41,17 @@ class _Draft:
         self.proposal: ProposalState | None = None
         self.not_possible: NotPossible | None = None
 
-    async def finish(self, raw: str, shown: str) -> str:
+    async def finish(self, raw: str, shown: str, tool_calls: tuple[ToolCall, ...]) -> str:
         """The text still to show: the answer if nothing of it was shown (a held proposal, a buffered
-        model), or, for an action that cannot happen, the registry's statement in place of the proposal."""
-        self.parsed = parse_answer(raw)
+        model), or, for an action that cannot happen, the registry's statement in place of the proposal.
+        A proposal made as a bare tool call is announced by its summary."""
+        self.parsed = parse_answer(raw, tool_calls)
         if self.parsed.kind == "action_proposal":
             await self._propose()
         if self.not_possible is not None:
             return f" {self.not_possible.text}" if shown else self.not_possible.text
+        if self.proposal is not None and not (shown or self.parsed.text):
+            return f"{self.proposal['summary']}: a person approves it before anything happens."
         return "" if shown else self.parsed.text
 
     async def _propose(self) -> None:
@@ -67,10 +74,12 @@ async def generate_answer(state: AgentState, deps: AgentDeps) -> NodeResult:
     passages = [Passage(**p) for p in state.get("passages", [])]
     history = [ChatMessage(m["role"], m["content"]) for m in state.get("history", [])]  # type: ignore[arg-type]
     messages = build_messages(state["message"], passages, history)
+    structured, tools = answer_format([p.doc_id for p in passages], deps.actions.actions, state["message"])
+    params = LLMParams(max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, structured=structured, tools=tools)
     draft = _Draft(deps)
     with deps.tracer.start_as_current_span("llm.generate") as span:
         span.set_attribute("llm.model", deps.llm.model)
-        reply = await call_model(deps, messages, get_stream_writer(), draft.finish)
+        reply = await call_model(deps, messages, params, get_stream_writer(), draft.finish)
         span.set_attribute("llm.input_tokens", reply.usage.input_tokens)
         span.set_attribute("llm.output_tokens", reply.usage.output_tokens)
         span.set_attribute("llm.well_formed", draft.parsed.well_formed)

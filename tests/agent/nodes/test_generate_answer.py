@@ -6,6 +6,7 @@ token deltas add up to the registry's statement alone.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -18,7 +19,7 @@ from agent.deps import AgentDeps
 from agent.graph import build_graph
 from agent.knowledge import KnowledgeIndex, load_bundled_corpus
 from agent.llm.pricing import PriceTable
-from agent.llm.types import Chunk, Completion
+from agent.llm.types import Chunk, Completion, ToolCall
 from agent.response import chat_response
 from contracts import TokenDelta
 
@@ -33,8 +34,9 @@ if TYPE_CHECKING:
 class ScriptedLLM:
     """Streams one fixed structured answer in small pieces, whatever it is asked."""
 
-    def __init__(self, answer: dict[str, Any]) -> None:
-        self._text = msgspec.json.encode(answer).decode()
+    def __init__(self, answer: dict[str, Any] | None, tool_calls: tuple[ToolCall, ...] = ()) -> None:
+        self._text = "" if answer is None else msgspec.json.encode(answer).decode()
+        self._tool_calls = tool_calls
 
     @property
     def model(self) -> str:
@@ -47,13 +49,23 @@ class ScriptedLLM:
         pieces = [self._text[i : i + 7] for i in range(0, len(self._text), 7)]
         for piece in pieces:
             yield Chunk(delta=piece, model=self.model, provider="scripted")
-        yield Chunk(delta="", model=self.model, provider="scripted", finish_reason="stop", output_tokens=len(pieces))
+        yield Chunk(
+            delta="",
+            model=self.model,
+            provider="scripted",
+            finish_reason="stop",
+            output_tokens=len(pieces),
+            tool_calls=self._tool_calls,
+        )
 
 
 class OtherAccountsInvoice:
     """What the refund action answers once it knows the caller's account (issue 11) for another's invoice."""
 
     name = "issue_refund"
+    description = "Refund an invoice."
+    argument = "invoice_id"
+    record_id = re.compile(r"\bINV-\d{4}\b")
 
     async def check(self, arguments: dict[str, Any]) -> NotPossible | None:
         return NotPossible(
@@ -84,9 +96,11 @@ def ledger(tmp_path: Path) -> Iterator[SqliteLedger]:
     opened.close()
 
 
-async def turn(answer: dict[str, Any], actions: ActionRegistry) -> tuple[ChatResponse, list[TokenDelta]]:
+async def turn(
+    answer: dict[str, Any] | None, actions: ActionRegistry, tool_calls: tuple[ToolCall, ...] = ()
+) -> tuple[ChatResponse, list[TokenDelta]]:
     deps = AgentDeps(
-        llm=ScriptedLLM(answer),
+        llm=ScriptedLLM(answer, tool_calls),
         knowledge=KnowledgeIndex(load_bundled_corpus()),
         actions=actions,
         prices=PriceTable.with_overrides(None),
@@ -149,3 +163,21 @@ async def test_a_possible_proposal_shows_the_models_text_once_checked(ledger: Sq
     assert "".join(delta.text for delta in deltas) == "I can do issue_refund once a person approves it."
     assert all(delta.text == "" for delta in deltas[:-1]), "held until the action was checked"
     assert b"reason" not in msgspec.json.encode(response.answer), "omitted, not null, outside action_not_possible"
+
+
+async def test_a_bare_tool_call_is_a_proposal_announced_by_its_summary(ledger: SqliteLedger) -> None:
+    call = ToolCall(name="issue_refund", arguments={"invoice_id": "INV-1001"})
+
+    response, deltas = await turn(None, ActionRegistry.default(ledger), (call,))
+
+    assert response.answer.kind == "action_proposal"
+    assert response.answer.text == "Refund invoice INV-1001 ($42.00): a person approves it before anything happens."
+    assert "".join(delta.text for delta in deltas) == response.answer.text
+
+
+async def test_a_tool_call_for_a_record_that_does_not_exist_is_not_possible(ledger: SqliteLedger) -> None:
+    call = ToolCall(name="issue_refund", arguments={"invoice_id": "INV-9999"})
+
+    response, _ = await turn(None, ActionRegistry.default(ledger), (call,))
+
+    assert (response.answer.kind, response.answer.reason) == ("action_not_possible", "unknown_record")
