@@ -55,7 +55,12 @@ def create_llm_client(config: AgentConfig) -> LLMClient:
             f"use one of {', '.join(PROVIDERS)} or a comma-separated chain of them"
         )
     clients = [_create(name, first=index == 0, config=config) for index, name in enumerate(names)]
-    return clients[0] if len(clients) == 1 else FallbackLLM(clients)
+    client = clients[0] if len(clients) == 1 else FallbackLLM(clients)
+    if config.guardrails.model_check and names != ("stub",):
+        from agent.guardrails.model_check import ScreenedLLM
+
+        return ScreenedLLM(client, config.guardrails)  # type: ignore[arg-type]
+    return client
 
 
 async def close_llm_client(client: LLMClient) -> None:

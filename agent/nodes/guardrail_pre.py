@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent.guardrails import check_input
+from agent.guardrails.model_check import InputScreen
 from agent.instrument import NodeResult
 from agent.nodes.usage import no_model_usage
 
@@ -30,6 +31,7 @@ REFUSALS = {
     "pii_payment_card": "Please don't send card numbers here. Remove the card number and ask again.",
     "pii_national_id": "Please don't send national identity numbers here. Remove it and ask again.",
     "pii_bank_account": "Please don't send bank account numbers here. Remove it and ask again.",
+    "check_unavailable": "I can't answer right now because a safety check is unavailable. Please try again shortly.",
 }
 
 
@@ -37,13 +39,15 @@ async def guardrail_pre(state: AgentState, deps: AgentDeps) -> NodeResult:
     message = state["message"]
     with deps.tracer.start_as_current_span("guardrail.input") as span:
         verdict = check_input(message)
+        if verdict.allowed and isinstance(deps.llm, InputScreen):
+            with deps.tracer.start_as_current_span("guardrail.model_check") as check:
+                verdict, outcome = await deps.llm.screen(message)
+                check.set_attribute("guardrail.model_check.outcome", outcome)
         span.set_attribute("guardrail.allowed", verdict.allowed)
-        if verdict.reason:
-            span.set_attribute("guardrail.reason", verdict.reason)
-        if verdict.rule:
-            span.set_attribute("guardrail.rule", verdict.rule)
-        if verdict.layer:
-            span.set_attribute("guardrail.layer", verdict.layer)
+        for field in ("reason", "rule", "layer"):
+            value = getattr(verdict, field)
+            if value:
+                span.set_attribute(f"guardrail.{field}", value)
     fresh_turn: dict[str, Any] = {
         "refusal_reason": verdict.reason,
         "passages": [],
