@@ -5,6 +5,7 @@ An action may also come as a tool call: then it is the proposal, whatever the te
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -44,11 +45,7 @@ def parse_answer(raw: str, tool_calls: Sequence[ToolCall] = ()) -> ParsedAnswer:
         return ParsedAnswer(
             kind="action_proposal", text=text, action=ProposedAction(name=call.name, arguments=call.arguments)
         )
-    body = _FENCE.sub("", raw.strip())
-    try:
-        value = msgspec.json.decode(body)
-    except msgspec.DecodeError:
-        return ParsedAnswer(kind="answer", text=raw.strip(), well_formed=False)
+    value = _decode(raw)
     if not isinstance(value, dict) or not isinstance(value.get("text"), str):
         return ParsedAnswer(kind="answer", text=raw.strip(), well_formed=False)
     kind = str(value["kind"]) if value.get("kind") in _MODEL_KINDS else "answer"
@@ -59,12 +56,24 @@ def parse_answer(raw: str, tool_calls: Sequence[ToolCall] = ()) -> ParsedAnswer:
 
 def _text_of(raw: str) -> str:
     """The ``text`` of a structured answer, the raw text otherwise (often empty beside a tool call)."""
-    body = _FENCE.sub("", raw.strip())
-    try:
-        value = msgspec.json.decode(body) if body else None
-    except msgspec.DecodeError:
-        return raw.strip()
+    value = _decode(raw)
     return value["text"] if isinstance(value, dict) and isinstance(value.get("text"), str) else raw.strip()
+
+
+def _decode(raw: str) -> object:
+    """The JSON value in ``raw`` (code fences stripped), or None. A raw line break inside a string, which
+    llama.cpp's JSON grammar lets through, is read as the line break it means."""
+    body = _FENCE.sub("", raw.strip())
+    if not body:
+        return None
+    try:
+        return msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        pass
+    try:
+        return json.loads(body, strict=False)
+    except ValueError:
+        return None
 
 
 def _action(value: object) -> ProposedAction | None:
