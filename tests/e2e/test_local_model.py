@@ -18,18 +18,12 @@ from agent.llm.local_server import LocalModelServer
 from api.settings import Settings
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from pathlib import Path
 
     from tests.e2e.conftest import LiveServer
 
 pytestmark = pytest.mark.local_model
-
-
-@pytest.fixture(scope="module")
-def local_model() -> Iterator[LocalModelServer]:
-    with LocalModelServer(ready_timeout_s=60) as server:
-        yield server
 
 
 async def streamed_turn(url: str, message: str) -> list[tuple[int, dict[str, Any]]]:

@@ -15,16 +15,9 @@ from agent.config import AgentConfig, LLMConfig
 from agent.llm.local_server import LocalModelServer
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from pathlib import Path
 
 pytestmark = pytest.mark.local_model
-
-
-@pytest.fixture(scope="module")
-def local_model() -> Iterator[LocalModelServer]:
-    with LocalModelServer(ready_timeout_s=60) as server:
-        yield server
 
 
 async def test_the_local_model_answers_in_the_schema_and_proposes_the_named_refund(
