@@ -13,7 +13,7 @@ ARTIFACTS := test-artifacts
 LLAMA_VERSION := 0.3.36
 LLAMA_WHEELS := $(HOME)/.cache/agent-harness/llama-generic-$(LLAMA_VERSION)
 
-.PHONY: serve serve-local test lint typecheck docs docs-check unit eval eval-gate fuzz bench chromium nginx clean
+.PHONY: serve serve-local test lint typecheck docs docs-check unit eval eval-gate eval-local fuzz bench chromium nginx clean
 
 serve: $(VENV)/.installed
 	$(BIN)/harness serve
@@ -47,12 +47,19 @@ eval-gate: $(VENV)/.installed-test
 	HARNESS_LLM_PROVIDER=stub HARNESS_STUB_TOKEN_DELAY_MS=0 HARNESS_DATA_DIR=$(ARTIFACTS)/eval-data \
 		$(BIN)/harness eval --gate --out $(ARTIFACTS)/eval
 
+# The held-out part on the real local model (SmolLM2-135M under llama.cpp, started and stopped by the eval);
+# about ten minutes on two cores. DATASET=dev runs the development part.
+eval-local: $(VENV)/.installed-local
+	HARNESS_DATA_DIR=$(ARTIFACTS)/eval-local-data \
+		$(BIN)/harness eval --provider local --dataset $(or $(DATASET),heldout) --out $(ARTIFACTS)/eval-local
+
 fuzz: $(VENV)/.installed-test
 	HARNESS_FUZZ_SEED=$$(date +%s) HARNESS_FUZZ_EXAMPLES=500 $(BIN)/pytest tests/contracts/test_fuzz.py
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m bench.stream_throughput
 	$(BIN)/python -m bench.ttft
+	$(BIN)/python -m bench.guardrails
 
 # Debian's Chromium drives the SPA's end-to-end tests (Playwright cannot download browsers here).
 chromium:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
@@ -15,6 +15,7 @@ __all__ = (
     "PROVIDER_NAMES",
     "AgentConfig",
     "ConfigError",
+    "GuardrailConfig",
     "LLMConfig",
     "ProviderSettings",
     "StubConfig",
@@ -33,6 +34,19 @@ class StubConfig(msgspec.Struct, frozen=True, kw_only=True):
     """Pause between the stub's tokens (``HARNESS_STUB_TOKEN_DELAY_MS``)."""
     fail_after_tokens: int | None = None
     """Fault injection: the stub's stream fails after this many tokens (``HARNESS_STUB_FAIL_AFTER_TOKENS``)."""
+
+
+class GuardrailConfig(msgspec.Struct, frozen=True, kw_only=True):
+    """The input guardrail's optional model-based check (ADR 15)."""
+
+    model_check: bool = False
+    """Classify every message the rules allow on the configured provider (``HARNESS_GUARDRAIL_MODEL_CHECK``,
+    ``on``/``off``). Ignored with the stub, which cannot classify."""
+    model_check_timeout_s: float = 3.0
+    """How long the classification may take (``HARNESS_GUARDRAIL_MODEL_TIMEOUT_S``)."""
+    model_check_fail: Literal["open", "closed"] = "open"
+    """When the check times out or fails: let the message through (``open``) or refuse it (``closed``)
+    (``HARNESS_GUARDRAIL_MODEL_FAIL``)."""
 
 
 class ProviderSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -78,6 +92,7 @@ class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
     """PostgreSQL for checkpoints, interactions and the ledger instead of SQLite (``HARNESS_DATABASE_URL``)."""
     llm: LLMConfig = msgspec.field(default_factory=LLMConfig)
     stub: StubConfig = msgspec.field(default_factory=StubConfig)
+    guardrails: GuardrailConfig = msgspec.field(default_factory=GuardrailConfig)
     retrieval_k: int = 3
     """How many passages ``retrieve_context`` hands to the model."""
 
@@ -108,6 +123,11 @@ class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
             stub=StubConfig(
                 token_delay_ms=read_float(env, "HARNESS_STUB_TOKEN_DELAY_MS", 15.0),
                 fail_after_tokens=read_optional_int(env, "HARNESS_STUB_FAIL_AFTER_TOKENS"),
+            ),
+            guardrails=GuardrailConfig(
+                model_check=read_choice(env, "HARNESS_GUARDRAIL_MODEL_CHECK", ("off", "on"), "off") == "on",
+                model_check_timeout_s=read_float(env, "HARNESS_GUARDRAIL_MODEL_TIMEOUT_S", 3.0),
+                model_check_fail=read_choice(env, "HARNESS_GUARDRAIL_MODEL_FAIL", ("open", "closed"), "open"),  # type: ignore[arg-type]
             ),
         )
 
@@ -152,6 +172,15 @@ def read_float(env: Mapping[str, str], name: str, default: float) -> float:
     if value < 0:
         raise ConfigError(f"{name} must not be negative, got {raw!r}")
     return value
+
+
+def read_choice(env: Mapping[str, str], name: str, choices: tuple[str, ...], default: str) -> str:
+    raw = (env.get(name) or "").strip().lower()
+    if not raw:
+        return default
+    if raw not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {env.get(name)!r}")
+    return raw
 
 
 def read_optional_int(env: Mapping[str, str], name: str) -> int | None:

@@ -28,7 +28,7 @@ def chat_response(state: AgentState, *, paused: bool) -> ChatResponse:
         session_id=state["session_id"],
         run_id=run_id,
         status="paused" if paused else state.get("status") or "completed",  # type: ignore[arg-type]
-        answer=Answer(kind=answer["kind"], text=answer["text"]),  # type: ignore[arg-type]
+        answer=Answer(kind=answer["kind"], text=answer["text"], reason=answer.get("reason")),  # type: ignore[arg-type]
         citations=[
             Citation(doc_id=doc_id, title=passages[doc_id]["title"], snippet=passages[doc_id]["snippet"])
             for doc_id in state.get("cited", [])

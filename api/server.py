@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import msgspec
 import uvicorn
 
-from agent.llm.local_server import LocalModelServer
+from agent.llm.local_autostart import local_model_served
 from api.app import create_app
 from api.runs.stores import check_stores
 from api.settings import Settings
@@ -46,25 +46,8 @@ def serve(*, host: str | None = None, port: int | None = None, provider: str | N
     if provider is not None:
         llm = msgspec.structs.replace(settings.agent.llm, provider=provider)
         settings = msgspec.structs.replace(settings, agent=msgspec.structs.replace(settings.agent, llm=llm))
-    if settings.agent.llm.providers == ("local",):
-        return _serve_on_local_model(settings, host=host, port=port)
-    return _serve(settings, host=host, port=port)
-
-
-def _serve_on_local_model(settings: Settings, *, host: str | None, port: int | None) -> int:
-    """Start the bundled SmolLM2 under llama.cpp's server, then the API on it, and stop both together."""
-    local = settings.agent.llm.settings_for("local")
-    if local.base_url is not None:
-        return _serve(settings, host=host, port=port)  # a local server someone else runs
-    with LocalModelServer() as model_server:
-        llm = msgspec.structs.replace(
-            settings.agent.llm, provider="local", base_url=model_server.base_url, model=model_server.model
-        )
-        return _serve(
-            msgspec.structs.replace(settings, agent=msgspec.structs.replace(settings.agent, llm=llm)),
-            host=host,
-            port=port,
-        )
+    with local_model_served(settings.agent) as agent:  # `local` alone: the bundled model, started here
+        return _serve(msgspec.structs.replace(settings, agent=agent), host=host, port=port)
 
 
 def _serve(settings: Settings, *, host: str | None, port: int | None) -> int:

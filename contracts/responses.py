@@ -25,7 +25,9 @@ __all__ = (
 )
 
 TurnStatus = Literal["completed", "refused", "paused", "rejected"]
-AnswerKind = Literal["answer", "no_answer", "refusal", "action_proposal", "action_result", "action_rejected"]
+AnswerKind = Literal[
+    "answer", "no_answer", "refusal", "action_proposal", "action_result", "action_rejected", "action_not_possible"
+]
 NodeName = Literal[
     "guardrail_pre",
     "retrieve_context",
@@ -38,7 +40,7 @@ NodeName = Literal[
 NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
 
 
-class Answer(msgspec.Struct, kw_only=True):
+class Answer(msgspec.Struct, kw_only=True, omit_defaults=True):
     """What the agent says to the user."""
 
     kind: Annotated[
@@ -46,11 +48,25 @@ class Answer(msgspec.Struct, kw_only=True):
         msgspec.Meta(
             description=(
                 "`answer` (grounded in the knowledge base), `no_answer` (nothing relevant found), `refusal`, "
-                "`action_proposal` (awaiting approval), `action_result` or `action_rejected`."
+                "`action_proposal` (awaiting approval), `action_result`, `action_rejected`, or "
+                "`action_not_possible` (the user asked for an action that cannot happen as asked; nothing was "
+                "proposed and `reason` says why)."
             )
         ),
     ]
     text: str
+    reason: Annotated[
+        str | None,
+        msgspec.Meta(
+            description=(
+                "Only with `action_not_possible`, why: `unknown_record` (no such invoice or account), "
+                "`missing_argument` (the request names no invoice or account: the text asks for it), "
+                "`unknown_action` (not an action the agent can take), `already_done` (e.g. the account is "
+                "already deleted), `wrong_account` (the record belongs to another account than the caller's). "
+                "An open set: clients keep a default branch."
+            )
+        ),
+    ] = None
 
 
 class Citation(msgspec.Struct, kw_only=True):

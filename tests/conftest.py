@@ -7,6 +7,7 @@ from litestar.testing import AsyncTestClient
 
 from agent.clock import SequentialIds, SteppingClock
 from agent.config import AgentConfig, StubConfig
+from agent.llm.local_server import LocalModelServer
 from api.app import create_app
 from api.runs.frames import FrameEncoder
 from api.settings import Settings
@@ -47,6 +48,13 @@ def stores(request: pytest.FixtureRequest) -> Iterator[SharedStores | None]:
         return
     with fresh_shared_stores() as shared:
         yield shared
+
+
+@pytest.fixture(scope="session")
+def local_model() -> Iterator[LocalModelServer]:
+    """The real local model's server, started once for every test that asks for it (the `local` extra)."""
+    with LocalModelServer(ready_timeout_s=60) as server:
+        yield server
 
 
 @pytest.fixture

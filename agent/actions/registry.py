@@ -1,19 +1,54 @@
-"""The actions the agent may propose. Every one of them needs a human's approval before it runs."""
+"""The actions the agent may propose. Every one of them needs a human's approval before it runs.
+
+An action that cannot happen as asked is never proposed: ``check`` says why in a ``NotPossible``, whose
+text tells the user plainly what is wrong and what they can do, and promises nothing.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import msgspec
 
 if TYPE_CHECKING:
     from agent.actions.ledger import Ledger
 
-__all__ = ("Action", "ActionRegistry", "ActionResult", "DeleteAccount", "IssueRefund")
+__all__ = (
+    "Action",
+    "ActionRegistry",
+    "ActionResult",
+    "DeleteAccount",
+    "IssueRefund",
+    "NotPossible",
+    "NotPossibleReason",
+    "unknown_action",
+)
 
 _INVOICE_ID = re.compile(r"^INV-\d{4}$")
 _ACCOUNT_ID = re.compile(r"^ACC-\d{4}$")
+
+
+NotPossibleReason = Literal["unknown_record", "missing_argument", "unknown_action", "already_done", "wrong_account"]
+"""``answer.reason`` of an ``action_not_possible`` answer. ``wrong_account``: the record exists but belongs to
+another account than the caller's, once actions know who is asking."""
+
+
+class NotPossible(msgspec.Struct, frozen=True, kw_only=True):
+    """Why an action cannot be proposed, and what to tell the user."""
+
+    reason: NotPossibleReason
+    text: str
+    """Says what is wrong and what the user can do; never promises the action."""
+
+
+def unknown_action(name: str | None) -> NotPossible:
+    what = f"“{name}”" if name else "that"
+    return NotPossible(
+        reason="unknown_action",
+        text=f"I can't do {what} here. The actions I can take are refunding an invoice and deleting an account, "
+        "each once a person approves it; for anything else, the help centre explains how to do it yourself.",
+    )
 
 
 class ActionResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -24,8 +59,14 @@ class ActionResult(msgspec.Struct, frozen=True, kw_only=True):
 
 class Action(Protocol):
     name: str
+    description: str
+    """What it does, for the model (the tool's description)."""
+    argument: str
+    """Its one argument, the id of the record it acts on, e.g. ``invoice_id``."""
+    record_id: re.Pattern[str]
+    """How such an id looks; a model may only name a record the user named."""
 
-    async def check(self, arguments: dict[str, Any]) -> str | None:
+    async def check(self, arguments: dict[str, Any]) -> NotPossible | None:
         """Why the action cannot be proposed with these arguments, or None when it can."""
         ...
 
@@ -38,16 +79,27 @@ class Action(Protocol):
 
 class IssueRefund:
     name = "issue_refund"
+    description = "Refund an invoice the user names, once a person approves it."
+    argument = "invoice_id"
+    record_id = re.compile(r"\bINV-\d{4}\b", re.IGNORECASE)
 
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
 
-    async def check(self, arguments: dict[str, Any]) -> str | None:
+    async def check(self, arguments: dict[str, Any]) -> NotPossible | None:
         invoice_id = arguments.get("invoice_id")
         if not isinstance(invoice_id, str) or not _INVOICE_ID.match(invoice_id):
-            return "a refund needs an invoice number such as INV-1001"
+            return NotPossible(
+                reason="missing_argument",
+                text="Which invoice should I refund? Tell me its number, such as INV-1001; Settings > Billing > "
+                "Invoices lists yours.",
+            )
         if await self._ledger.invoice(invoice_id) is None:
-            return f"there is no invoice {invoice_id}"
+            return NotPossible(
+                reason="unknown_record",
+                text=f"There is no invoice {invoice_id}, so there is nothing to refund. Check the number in "
+                "Settings > Billing > Invoices (invoice numbers look like INV-1001) and ask again.",
+            )
         return None
 
     async def summarize(self, arguments: dict[str, Any]) -> str:
@@ -70,16 +122,32 @@ class IssueRefund:
 
 class DeleteAccount:
     name = "delete_account"
+    description = "Delete an account the user names, once a person approves it. It cannot be undone."
+    argument = "account_id"
+    record_id = re.compile(r"\bACC-\d{4}\b", re.IGNORECASE)
 
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
 
-    async def check(self, arguments: dict[str, Any]) -> str | None:
+    async def check(self, arguments: dict[str, Any]) -> NotPossible | None:
         account_id = arguments.get("account_id")
         if not isinstance(account_id, str) or not _ACCOUNT_ID.match(account_id):
-            return "deleting an account needs its id, such as ACC-2001"
-        if await self._ledger.account(account_id) is None:
-            return f"there is no account {account_id}"
+            return NotPossible(
+                reason="missing_argument",
+                text="Which account should I delete? Tell me its id, such as ACC-2001; Settings > Account shows "
+                "it. Deleting an account cannot be undone.",
+            )
+        account = await self._ledger.account(account_id)
+        if account is None:
+            return NotPossible(
+                reason="unknown_record",
+                text=f"There is no account {account_id}, so there is nothing to delete. Check the id in "
+                "Settings > Account (account ids look like ACC-2001) and ask again.",
+            )
+        if account.deleted_at is not None:
+            return NotPossible(
+                reason="already_done", text=f"Account {account_id} is already deleted; there is nothing left to delete."
+            )
         return None
 
     async def summarize(self, arguments: dict[str, Any]) -> str:
@@ -103,6 +171,10 @@ class ActionRegistry:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(self._actions)
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        return tuple(self._actions.values())
 
     def get(self, name: str) -> Action | None:
         return self._actions.get(name)

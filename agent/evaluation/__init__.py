@@ -6,7 +6,15 @@
 from __future__ import annotations
 
 from agent.evaluation.compare import Comparison, compare
-from agent.evaluation.dataset import BUNDLED_DATASET, Case, DatasetError, load_dataset
+from agent.evaluation.dataset import (
+    BUNDLED_DATASETS,
+    DEV_DATASET,
+    HELDOUT_DATASET,
+    Case,
+    DatasetError,
+    load_dataset,
+    resolve_dataset,
+)
 from agent.evaluation.gate import GateConfigError, GateResult, evaluate_gate, find_pyproject, load_thresholds
 from agent.evaluation.headline import HEADLINE_METRICS, headline
 from agent.evaluation.metrics import Metrics, compute_metrics
@@ -16,8 +24,10 @@ from agent.evaluation.runner import EvalRun, run_case, run_dataset
 from agent.evaluation.writer import ReportFiles, write_reports
 
 __all__ = (
-    "BUNDLED_DATASET",
+    "BUNDLED_DATASETS",
+    "DEV_DATASET",
     "HEADLINE_METRICS",
+    "HELDOUT_DATASET",
     "REPORT_SCHEMA_VERSION",
     "Case",
     "CaseResult",
@@ -40,6 +50,7 @@ __all__ = (
     "load_dataset",
     "load_report",
     "load_thresholds",
+    "resolve_dataset",
     "run_case",
     "run_dataset",
     "write_reports",

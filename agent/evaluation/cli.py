@@ -18,7 +18,7 @@ from rich.table import Table
 
 from agent.config import AgentConfig, ConfigError
 from agent.evaluation.compare import compare
-from agent.evaluation.dataset import BUNDLED_DATASET, DatasetError, load_dataset
+from agent.evaluation.dataset import BUNDLED_DATASETS, DatasetError, load_dataset, resolve_dataset
 from agent.evaluation.formatting import SUMMARY_METRICS, format_delta, format_metric
 from agent.evaluation.gate import GateConfigError, evaluate_gate, find_pyproject, load_thresholds
 from agent.evaluation.headline import headline
@@ -26,6 +26,8 @@ from agent.evaluation.report import ReportError, build_report, dataset_info, loa
 from agent.evaluation.runner import check_provider, run_dataset
 from agent.evaluation.writer import write_reports
 from agent.knowledge import load_bundled_corpus
+from agent.llm.local_autostart import serving_local_model
+from agent.llm.local_server import LocalServerError
 
 if TYPE_CHECKING:
     from agent.evaluation.compare import Comparison
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 __all__ = ("add_eval_parser", "run_eval_command")
 
 DEFAULT_CONCURRENCY = 8
+LOCAL_CONCURRENCY = 1
+"""The bundled llama.cpp server answers one request at a time; more would only queue into timeouts."""
 
 
 def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -46,7 +50,13 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         help="run the eval dataset through the agent's graph (no HTTP), write reports, optionally gate",
         description="Run every case of the dataset through a freshly opened agent and report the metrics.",
     )
-    parser.add_argument("--dataset", type=Path, default=BUNDLED_DATASET, help="JSONL dataset (default: support-v1)")
+    parser.add_argument(
+        "--dataset",
+        type=resolve_dataset,
+        default=BUNDLED_DATASETS["heldout"],
+        metavar="{dev,heldout,PATH}",
+        help="a bundled part (dev, heldout) or a JSONL file (default: heldout, what the gate reads)",
+    )
     parser.add_argument(
         "--provider",
         action="append",
@@ -55,7 +65,9 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         help="model provider (repeat to compare providers side by side; default: HARNESS_LLM_PROVIDER)",
     )
     parser.add_argument(
-        "--concurrency", type=_positive_int, default=DEFAULT_CONCURRENCY, help="cases run at once (default: 8)"
+        "--concurrency",
+        type=_positive_int,
+        help=f"cases run at once (default: {DEFAULT_CONCURRENCY}; {LOCAL_CONCURRENCY} for the local model)",
     )
     parser.add_argument("--out", type=Path, help="where the reports go (default: $HARNESS_DATA_DIR/eval)")
     parser.add_argument(
@@ -81,7 +93,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         cases = load_dataset(args.dataset, known_doc_ids={doc.doc_id for doc in load_bundled_corpus()})
         configs = _provider_configs(config, args.providers or [config.llm.provider])
         runs = asyncio.run(_run_providers(cases, configs, args.concurrency, errors))
-    except (ConfigError, DatasetError, GateConfigError, ReportError) as exc:
+    except (ConfigError, DatasetError, GateConfigError, ReportError, LocalServerError) as exc:
         errors.print(f"harness eval: {exc}", markup=False, highlight=False)
         return 2
 
@@ -107,12 +119,13 @@ def _provider_configs(config: AgentConfig, providers: list[str]) -> list[AgentCo
 
 
 async def _run_providers(
-    cases: list[Case], configs: list[AgentConfig], concurrency: int, console: Console
+    cases: list[Case], configs: list[AgentConfig], concurrency: int | None, console: Console
 ) -> list[EvalRun]:
     """One pass per provider, one after the other, so their latencies do not disturb each other.
 
     Every provider is checked before the first pass starts: a typo in the last ``--provider`` should not
-    cost the time of the passes before it.
+    cost the time of the passes before it. A ``local`` pass starts the bundled model's server for itself
+    (as ``harness serve --provider local`` does) unless a base URL names one, and stops it afterwards.
     """
     for config in configs:
         await check_provider(config)
@@ -134,8 +147,14 @@ async def _run_providers(
                 failed += 0 if result.passed else 1
                 progress.update(task, advance=1, failed=failed)
 
-            runs.append(await run_dataset(cases, config, concurrency=concurrency, on_case_done=advance))
+            pass_concurrency = concurrency or _default_concurrency(config)
+            async with serving_local_model(config) as served:
+                runs.append(await run_dataset(cases, served, concurrency=pass_concurrency, on_case_done=advance))
     return runs
+
+
+def _default_concurrency(config: AgentConfig) -> int:
+    return LOCAL_CONCURRENCY if "local" in config.llm.providers else DEFAULT_CONCURRENCY
 
 
 def _print_summary(console: Console, report: Report) -> None:

@@ -11,13 +11,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
+from agent.guardrails import RefusalReason
 from contracts import AnswerKind, TurnStatus
 
 if TYPE_CHECKING:
     from collections.abc import Collection
 
 __all__ = (
-    "BUNDLED_DATASET",
+    "BUNDLED_DATASETS",
+    "DEV_DATASET",
+    "HELDOUT_DATASET",
     "Case",
     "CaseCategory",
     "DatasetError",
@@ -26,9 +29,16 @@ __all__ = (
     "RefusalReason",
     "Turn",
     "load_dataset",
+    "resolve_dataset",
 )
 
-BUNDLED_DATASET = Path(__file__).parent / "datasets" / "support-v1.jsonl"
+_DATASETS = Path(__file__).parent / "datasets"
+DEV_DATASET = _DATASETS / "support-v2-dev.jsonl"
+"""The development part: look at its misses, tune against it."""
+HELDOUT_DATASET = _DATASETS / "support-v2-heldout.jsonl"
+"""The held-out part: what the gate and the reported figures read. Its misses are not tuned against."""
+BUNDLED_DATASETS = {"dev": DEV_DATASET, "heldout": HELDOUT_DATASET}
+"""The bundled parts by the name ``harness eval --dataset`` accepts."""
 
 CaseCategory = Literal[
     "answerable",
@@ -39,10 +49,10 @@ CaseCategory = Literal[
     "secret_request",
     "pii",
     "action",
+    "impossible_action",
     "out_of_scope",
     "multi_turn",
 ]
-RefusalReason = Literal["prompt_injection", "secret_request", "pii_payment_card", "pii_national_id", "pii_bank_account"]
 CaseId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=80)]
 
 
@@ -112,6 +122,11 @@ class Case(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
                 raise ValueError(f"turn {index + 1} resumes, but the turn before it is not expected to pause")
             if turn.message is not None and after_pause:
                 raise ValueError(f"turn {index + 1} must resume (approve or reject) the pause of the turn before it")
+
+
+def resolve_dataset(name_or_path: str) -> Path:
+    """A bundled part by name (``dev``, ``heldout``), or any other value as a path."""
+    return BUNDLED_DATASETS.get(name_or_path, Path(name_or_path))
 
 
 def load_dataset(path: Path, *, known_doc_ids: Collection[str] | None = None) -> list[Case]:

@@ -19,6 +19,8 @@ SUMMARY_METRICS = (
     "retrieval_mrr",
     "citation_precision",
     "action_routing_accuracy",
+    "informational_refused_or_paused",
+    "well_formed_rate",
     "errors",
     "turn_latency_p50_ms",
     "turn_latency_p95_ms",
@@ -36,7 +38,7 @@ def format_metric(metric: str, value: float | None) -> str:
         return f"{format_ms(value)} ms"
     if metric.startswith("cost_usd"):
         return f"${value:.6f}"
-    if metric in ("cases", "errors"):
+    if metric in ("cases", "errors", "informational_refused_or_paused"):
         return f"{value:.0f}"
     if metric.endswith("_per_case"):
         return f"{value:,.1f}"

@@ -43,6 +43,10 @@ HEADLINE_METRICS: dict[str, HeadlineMetric] = {
     "retrieval_mrr": HeadlineMetric("higher", "mean reciprocal rank of the first relevant document (MRR@k)"),
     "citation_precision": HeadlineMetric("higher", "citations that were retrieved and relevant"),
     "action_routing_accuracy": HeadlineMetric("higher", "the expected action with the expected arguments"),
+    "informational_refused_or_paused": HeadlineMetric(
+        "lower", "message turns expected to complete that were refused or paused instead"
+    ),
+    "well_formed_rate": HeadlineMetric("higher", "model answers in the structured form the prompt asks for"),
     "errors": HeadlineMetric("lower", "turns that raised or were skipped"),
     "turn_latency_p50_ms": HeadlineMetric("lower", "median of a turn's node spans added up"),
     "turn_latency_p95_ms": HeadlineMetric("lower", "95th percentile of a turn's node spans added up"),
@@ -76,6 +80,8 @@ def headline(metrics: Metrics) -> dict[str, float | None]:
         "retrieval_mrr": metrics.retrieval.mrr,
         "citation_precision": metrics.citations.precision,
         "action_routing_accuracy": metrics.action_routing.value,
+        "informational_refused_or_paused": float(metrics.informational_refused_or_paused),
+        "well_formed_rate": metrics.well_formed.value,
         "errors": float(metrics.errors),
         "turn_latency_p50_ms": metrics.turn_latency.p50_ms if metrics.turn_latency else None,
         "turn_latency_p95_ms": metrics.turn_latency.p95_ms if metrics.turn_latency else None,

@@ -133,6 +133,12 @@ def _provider_section(run: ProviderReport) -> str:
                     _num(format_fraction(m.answer_kind.value)),
                     f"{m.answer_kind.correct}/{m.answer_kind.total}",
                 ],
+                [
+                    "well-formed model answers",
+                    _num(format_fraction(m.well_formed.value)),
+                    f"{m.well_formed.correct}/{m.well_formed.total}",
+                ],
+                ["informational turns refused or paused", _num(str(m.informational_refused_or_paused)), ""],
             ],
         ),
         "<h3>Cases passed by category</h3>",

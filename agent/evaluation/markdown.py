@@ -85,6 +85,8 @@ def _provider_section(run: ProviderReport) -> list[str]:
             ],
             ["action routing accuracy", format_fraction(m.action_routing.value), _counts(m.action_routing)],
             ["answer kind accuracy", format_fraction(m.answer_kind.value), _counts(m.answer_kind)],
+            ["well-formed model answers", format_fraction(m.well_formed.value), _counts(m.well_formed)],
+            ["informational turns refused or paused", str(m.informational_refused_or_paused), ""],
         ],
     )
     lines += ["", "### Latency per node (OpenTelemetry span durations)", ""]

@@ -124,6 +124,11 @@ class Metrics(msgspec.Struct, frozen=True, kw_only=True):
     citations: CitationMetrics
     action_routing: Ratio
     """Turns that expect an action (or explicitly none) or proposed one: the right action with the right arguments."""
+    informational_refused_or_paused: int = 0
+    """Message turns expected ``completed`` that were refused or paused instead: a question nobody should be
+    turned away from, or an action proposed where none was asked for."""
+    well_formed: Ratio = msgspec.field(default_factory=lambda: ratio(0, 0))
+    """Turns that reached the model whose answer was the structured form it was asked for."""
     latency_by_node: dict[str, LatencyStats]
     turn_latency: LatencyStats | None
     """The node spans of each turn added up."""
@@ -223,6 +228,7 @@ def compute_metrics(cases: Sequence[CaseResult], *, k: int) -> Metrics:
     routed = [t for t in messages if t.expected.action is not msgspec.UNSET or t.action is not None]
     routed_ok = sum(1 for t in routed if action_matches(_expected_action(t.expected.action), t.action))
     kinds = [t for t in turns if t.expected.answer_kind is not None]
+    modelled = [t for t in turns if t.well_formed is not None]
     ran = [t for t in turns if t.status not in ("error", "skipped")]
     categories: dict[str, list[bool]] = {}
     for case in cases:
@@ -265,6 +271,10 @@ def compute_metrics(cases: Sequence[CaseResult], *, k: int) -> Metrics:
             cited=len(cited), retrieved_and_relevant=good_citations, precision=ratio(good_citations, len(cited)).value
         ),
         action_routing=ratio(routed_ok, len(routed)),
+        informational_refused_or_paused=sum(
+            1 for t in messages if t.expected.status == "completed" and t.status in ("refused", "paused")
+        ),
+        well_formed=ratio(sum(1 for t in modelled if t.well_formed), len(modelled)),
         latency_by_node=latency_by_node(timing for t in turns for timing in t.nodes),
         turn_latency=latency_stats([t.latency_ms for t in ran]) if ran else None,
         usage=_usage(cases),

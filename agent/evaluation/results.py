@@ -46,6 +46,9 @@ class TurnResult(msgspec.Struct, kw_only=True):
     guardrail_refused: bool = False
     """The input guardrail refused the turn (its ``guardrail_pre`` span ended ``refused``)."""
     refusal_reason: str | None = None
+    well_formed: bool | None = None
+    """The model answered in the structured form it was asked for (``llm.generate``'s ``llm.well_formed``);
+    ``None`` when the turn never reached the model."""
     action: ProposedAction | None = None
     nodes: list[NodeTiming] = msgspec.field(default_factory=list)
     model: str | None = None

@@ -177,6 +177,7 @@ def _observe_spans(result: TurnResult, exporter: InMemorySpanExporter) -> None:
     result.nodes = spans.nodes
     result.retrieved = spans.retrieved
     result.refusal_reason = spans.refusal_reason
+    result.well_formed = spans.well_formed
     result.guardrail_refused = any(node.node == "guardrail_pre" and node.outcome == "refused" for node in spans.nodes)
 
 

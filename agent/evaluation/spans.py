@@ -1,4 +1,5 @@
-"""Reading a turn's OpenTelemetry spans: node latencies, the retrieved documents, the guardrail's reason.
+"""Reading a turn's OpenTelemetry spans: node latencies, the retrieved documents, the guardrail's reason, and
+whether the model's answer was well formed.
 
 The spans are what the agent itself measured; the harness keeps no stopwatch of its own.
 """
@@ -26,6 +27,8 @@ class TurnSpans(msgspec.Struct, frozen=True, kw_only=True):
     """Node spans in the order they started."""
     retrieved: list[str]
     refusal_reason: str | None
+    well_formed: bool | None = None
+    """Whether the model answered in the structured form it was asked for; ``None`` when no model was called."""
 
 
 def read_turn_spans(spans: Sequence[ReadableSpan]) -> TurnSpans:
@@ -33,6 +36,7 @@ def read_turn_spans(spans: Sequence[ReadableSpan]) -> TurnSpans:
     nodes: list[tuple[int, NodeTiming]] = []
     retrieved: list[str] = []
     reason: str | None = None
+    well_formed: bool | None = None
     for span in spans:
         attributes = span.attributes or {}
         if span.name.startswith(_NODE_PREFIX) and "agent.node" in attributes:
@@ -47,5 +51,9 @@ def read_turn_spans(spans: Sequence[ReadableSpan]) -> TurnSpans:
             retrieved = [str(doc_id) for doc_id in attributes.get("retrieval.doc_ids", ()) or ()]  # type: ignore[union-attr]
         elif span.name == "guardrail.input" and "guardrail.reason" in attributes:
             reason = str(attributes["guardrail.reason"])
+        elif span.name == "llm.generate" and "llm.well_formed" in attributes:
+            well_formed = bool(attributes["llm.well_formed"])
     nodes.sort(key=lambda pair: pair[0])
-    return TurnSpans(nodes=[timing for _, timing in nodes], retrieved=retrieved, refusal_reason=reason)
+    return TurnSpans(
+        nodes=[timing for _, timing in nodes], retrieved=retrieved, refusal_reason=reason, well_formed=well_formed
+    )

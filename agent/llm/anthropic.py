@@ -1,24 +1,26 @@
 """The ``anthropic`` provider: Anthropic's Messages API over httpx, buffered and streamed.
 
-The Messages API takes the system prompt as a top-level field, wants the conversation to start with a
-user turn and alternate, and has no JSON mode: the system prompt's instruction to answer with a JSON
-object is all the model gets (``params.json_mode`` is accepted and has no further effect).
+The Messages API takes the system prompt as a top-level field and wants the conversation to start with a
+user turn and alternate. Structured output goes as ``output_config: {"format": {"type": "json_schema",
+"schema": ...}}`` (the strict dialect of the answer's schema), actions as ``tools`` with an
+``input_schema``; a server that rejects ``output_config`` (a model without structured outputs) gets the
+call once more without it, and the client remembers.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
 from agent.llm.anthropic_events import AnthropicUsage, finish_reason, read_events
-from agent.llm.errors import ProviderUnavailable
+from agent.llm.errors import ProviderRejected, ProviderUnavailable
 from agent.llm.http_transport import ProviderHTTP
 from agent.llm.sse import sse_data
-from agent.llm.types import Completion
+from agent.llm.types import Completion, ToolCall
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Sequence
+    from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
     import httpx
 
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ("ANTHROPIC_VERSION", "DEFAULT_ANTHROPIC_BASE_URL", "DEFAULT_ANTHROPIC_MODEL", "AnthropicClient")
 
+_T = TypeVar("_T")
 DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -36,6 +39,8 @@ _PATH = "/messages"
 class _Block(msgspec.Struct, frozen=True):
     type: str
     text: str | None = None
+    name: str | None = None
+    input: dict[str, Any] | None = None
 
 
 class _MessageBody(msgspec.Struct, frozen=True):
@@ -60,6 +65,7 @@ class AnthropicClient:
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self._model = model
+        self._structured = True
         self._http = ProviderHTTP(
             provider=self.provider,
             base_url=base_url,
@@ -75,7 +81,7 @@ class AnthropicClient:
         return self._model
 
     async def complete(self, messages: Sequence[ChatMessage], params: LLMParams) -> Completion:
-        raw = await self._http.post_json(_PATH, self._payload(messages, params, stream=False))
+        raw = await self._call(lambda: self._http.post_json(_PATH, self._payload(messages, params, stream=False)))
         try:
             body = msgspec.convert(raw, _MessageBody)
         except msgspec.ValidationError as exc:
@@ -87,10 +93,15 @@ class AnthropicClient:
             input_tokens=body.usage.all_input_tokens,
             output_tokens=body.usage.output_tokens or 0,
             finish_reason=finish_reason(body.stop_reason),
+            tool_calls=tuple(
+                ToolCall(name=block.name or "", arguments=block.input or {})
+                for block in body.content
+                if block.type == "tool_use"
+            ),
         )
 
     async def stream(self, messages: Sequence[ChatMessage], params: LLMParams) -> AsyncIterator[Chunk]:
-        opened = await self._http.open_stream(_PATH, self._payload(messages, params, stream=True))
+        opened = await self._call(lambda: self._http.open_stream(_PATH, self._payload(messages, params, stream=True)))
         try:
             async for chunk in read_events(sse_data(opened.lines()), model=self._model, provider=self.provider):
                 yield chunk
@@ -99,6 +110,16 @@ class AnthropicClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+    async def _call(self, attempt: Callable[[], Awaitable[_T]]) -> _T:
+        """``attempt()``, once more without ``output_config`` if the server rejects it."""
+        try:
+            return await attempt()
+        except ProviderRejected as exc:
+            if exc.status_code != 400 or not self._structured or "output_config" not in str(exc):
+                raise
+            self._structured = False
+            return await attempt()
 
     def _payload(self, messages: Sequence[ChatMessage], params: LLMParams, *, stream: bool) -> dict[str, Any]:
         system = "\n\n".join(m.content for m in messages if m.role == "system")
@@ -110,6 +131,12 @@ class AnthropicClient:
         }
         if system:
             payload["system"] = system
+        if params.json_mode and params.structured is not None and self._structured:
+            payload["output_config"] = {"format": {"type": "json_schema", "schema": params.structured.strict}}
+        if params.tools:
+            payload["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in params.tools
+            ]
         if stream:
             payload["stream"] = True
         return payload

@@ -2,12 +2,16 @@
 
     message_start        {"message": {"usage": {"input_tokens": 25, "output_tokens": 1}}}
     content_block_delta  {"index": 0, "delta": {"type": "text_delta", "text": "Hel"}}
+    content_block_start  {"index": 1, "content_block": {"type": "tool_use", "name": "issue_refund", "input": {}}}
+    content_block_delta  {"index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"invoice_id\""}}
     message_delta        {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 15}}
     message_stop         {}
-    ping, content_block_start, content_block_stop: nothing for us
+    ping, content_block_stop, a text block's content_block_start: nothing for us
     error                {"error": {"type": "overloaded_error", "message": "Overloaded"}}
 
 Stop reasons are translated to the OpenAI vocabulary the rest of the agent uses (``stop``, ``length``).
+A tool use is assembled from its start and its ``input_json_delta`` pieces and leaves, whole, on the last
+chunk.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from agent.llm.errors import ProviderStreamFailed
+from agent.llm.openai_chunks import ToolCallDelta, assemble_tool_calls
 from agent.llm.types import Chunk
 
 if TYPE_CHECKING:
@@ -47,12 +52,20 @@ class _Message(msgspec.Struct, frozen=True):
 class _Delta(msgspec.Struct, frozen=True):
     type: str | None = None
     text: str | None = None
+    partial_json: str | None = None
     stop_reason: str | None = None
+
+
+class _Block(msgspec.Struct, frozen=True):
+    type: str | None = None
+    name: str | None = None
 
 
 class _Event(msgspec.Struct, frozen=True):
     type: str
+    index: int = 0
     message: _Message | None = None
+    content_block: _Block | None = None
     delta: _Delta | None = None
     usage: AnthropicUsage | None = None
     error: Any = None
@@ -69,6 +82,7 @@ async def read_events(data: AsyncIterable[str], *, model: str, provider: str) ->
     """Our chunks from the ``data`` of a Messages stream: text as it comes, then one last chunk with counts."""
     input_tokens = output_tokens = 0
     stop_reason: str | None = None
+    calls: list[ToolCallDelta] = []
     async for payload in data:
         try:
             event = _decoder.decode(payload)
@@ -79,6 +93,10 @@ async def read_events(data: AsyncIterable[str], *, model: str, provider: str) ->
         if event.type == "message_start" and event.message is not None:
             input_tokens = event.message.usage.all_input_tokens
             output_tokens = event.message.usage.output_tokens or 0
+        elif event.type == "content_block_start" and event.content_block and event.content_block.type == "tool_use":
+            calls.append(ToolCallDelta.of(event.index, name=event.content_block.name))
+        elif event.type == "content_block_delta" and event.delta is not None and event.delta.partial_json:
+            calls.append(ToolCallDelta.of(event.index, arguments=event.delta.partial_json))
         elif event.type == "content_block_delta" and event.delta is not None and event.delta.text:
             yield Chunk(delta=event.delta.text, model=model, provider=provider)
         elif event.type == "message_delta":
@@ -95,6 +113,7 @@ async def read_events(data: AsyncIterable[str], *, model: str, provider: str) ->
                 finish_reason=finish_reason(stop_reason),
                 input_tokens=input_tokens,
                 output_tokens=output_tokens,
+                tool_calls=assemble_tool_calls(calls, provider),
             )
             return
     raise ProviderStreamFailed(f"{provider}'s stream ended before the model finished its answer")

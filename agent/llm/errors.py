@@ -18,17 +18,22 @@ class LLMError(Exception):
     code = "provider_error"
     retryable = True
 
-    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+    def __init__(self, message: str, *, status_code: int | None = None, body: str = "") -> None:
         super().__init__(message)
         self.status_code = status_code
         """The provider's HTTP status, when the failure was an HTTP answer."""
+        self.body = body
+        """The start of the provider's error body, keys redacted: for the adapters to read which field was
+        rejected (the message keeps only its first line)."""
 
 
 class ProviderUnavailable(LLMError):
     code = "provider_unavailable"
 
-    def __init__(self, message: str, *, status_code: int | None = None, retry_after_s: float | None = None) -> None:
-        super().__init__(message, status_code=status_code)
+    def __init__(
+        self, message: str, *, status_code: int | None = None, retry_after_s: float | None = None, body: str = ""
+    ) -> None:
+        super().__init__(message, status_code=status_code, body=body)
         self.retry_after_s = retry_after_s
         """How long the provider asked us to wait (``Retry-After``), when it said."""
 

@@ -55,7 +55,12 @@ def create_llm_client(config: AgentConfig) -> LLMClient:
             f"use one of {', '.join(PROVIDERS)} or a comma-separated chain of them"
         )
     clients = [_create(name, first=index == 0, config=config) for index, name in enumerate(names)]
-    return clients[0] if len(clients) == 1 else FallbackLLM(clients)
+    client = clients[0] if len(clients) == 1 else FallbackLLM(clients)
+    if config.guardrails.model_check and names != ("stub",):
+        from agent.guardrails.model_check import ScreenedLLM
+
+        return ScreenedLLM(client, config.guardrails)  # type: ignore[arg-type]
+    return client
 
 
 async def close_llm_client(client: LLMClient) -> None:
@@ -90,5 +95,7 @@ def _create(name: str, *, first: bool, config: AgentConfig) -> LLMClient:
         api_key=api_key,
         timeout_s=llm.timeout_s,
         provider=name,
-        json_mode=name != "local",  # SmolLM2 under a JSON grammar invents its own schema (ADR 8)
+        # llama-cpp-python's server takes a schema only as json_object + schema, and no tools (ADR 14)
+        schema_dialect="json_object_schema" if name == "local" else "json_schema",
+        tool_calls=name != "local",
     )

@@ -38,6 +38,7 @@ __all__ = ("OpenStream", "ProviderHTTP", "RetryPolicy", "redact")
 _T = TypeVar("_T")
 _RETRYABLE_STATUS = frozenset({408, 425, 429})
 _DETAIL_CHARS = 300
+_BODY_CHARS = 2000
 _SECRET_LIKE = re.compile(r"\b(?:sk|gsk|xai)[-_][A-Za-z0-9_\-*.]{6,}")
 """Keys of OpenAI and Anthropic (``sk-``), Groq (``gsk_``) and xAI (``xai-``), masked ones included."""
 _CONNECT_TIMEOUT_S = 10.0
@@ -168,10 +169,11 @@ class ProviderHTTP:
         if 200 <= status < 300:
             return
         message = f"{self._label} answered HTTP {status}: {self._detail(body)}"
+        raw = redact(body[:_BODY_CHARS].decode(errors="replace"), self._secret)
         if status in _RETRYABLE_STATUS or status >= 500:
             retry_after = _retry_after_s(headers.get("retry-after"))
-            raise ProviderUnavailable(message, status_code=status, retry_after_s=retry_after)
-        raise ProviderRejected(message, status_code=status)
+            raise ProviderUnavailable(message, status_code=status, retry_after_s=retry_after, body=raw)
+        raise ProviderRejected(message, status_code=status, body=raw)
 
     def _detail(self, body: bytes) -> str:
         """The provider's own error message (OpenAI and Anthropic both nest it in ``error.message``)."""

@@ -3,22 +3,26 @@
 OpenAI, Groq, vLLM, llama.cpp and Ollama all speak it; their differences in the streamed chunks are
 absorbed by ``openai_chunks``. ``base_url`` carries the version path (``https://api.openai.com/v1``).
 
-JSON mode is asked for with ``response_format: {"type": "json_object"}`` and usage in streams with
-``stream_options: {"include_usage": true}``. Some servers reject one of these optional fields; on a 400
-that names it the call is made once more without it, and the client remembers not to send it again
-(a stream without usage gets estimated counts).
+Structured output is asked for with ``response_format``: ``{"type": "json_schema", "json_schema": {...,
+"strict": true}}`` with the answer's schema (OpenAI, vLLM, llama.cpp's own server), or, for
+llama-cpp-python's server, which knows only ``json_object``, ``{"type": "json_object", "schema": {...}}``
+(its grammar then follows the schema); without a schema, plain ``json_object``. Actions go as ``tools``
+where the client is told the server takes them; streamed ``tool_calls`` are assembled into whole calls on
+the last chunk. Usage in streams is asked for with ``stream_options: {"include_usage": true}``. Some
+servers reject one of these optional fields; on a 400 that names it the call is made once more without
+it, and the client remembers not to send it again (a stream without usage gets estimated counts).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
 from agent.llm.errors import ProviderRejected, ProviderUnavailable
 from agent.llm.estimate import estimate_input_tokens, estimate_output_tokens
 from agent.llm.http_transport import ProviderHTTP
-from agent.llm.openai_chunks import Usage, read_chunks
+from agent.llm.openai_chunks import ToolCallDelta, Usage, assemble_tool_calls, read_chunks
 from agent.llm.sse import sse_data
 from agent.llm.types import Completion
 
@@ -30,16 +34,21 @@ if TYPE_CHECKING:
     from agent.llm.http_transport import OpenStream, RetryPolicy
     from agent.llm.types import ChatMessage, Chunk, LLMParams
 
-__all__ = ("DEFAULT_OPENAI_BASE_URL", "DEFAULT_OPENAI_MODEL", "OpenAICompatibleClient")
+__all__ = ("DEFAULT_OPENAI_BASE_URL", "DEFAULT_OPENAI_MODEL", "OpenAICompatibleClient", "SchemaDialect")
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 _PATH = "/chat/completions"
-_OPTIONAL_FIELDS = ("response_format", "stream_options")
+_OPTIONAL_FIELDS = ("response_format", "stream_options", "tools")
+
+SchemaDialect = Literal["json_schema", "json_object_schema", "none"]
+"""How the server takes a schema: OpenAI's ``json_schema``, llama-cpp-python's ``json_object`` + ``schema``,
+or not at all (plain JSON mode)."""
 
 
 class _Message(msgspec.Struct, frozen=True):
     content: str | None = None
+    tool_calls: list[ToolCallDelta] = msgspec.field(default_factory=list)
 
 
 class _Choice(msgspec.Struct, frozen=True):
@@ -66,11 +75,15 @@ class OpenAICompatibleClient:
         retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         json_mode: bool = True,
+        schema_dialect: SchemaDialect = "json_schema",
+        tool_calls: bool = True,
     ) -> None:
-        """``json_mode=False`` never asks for ``response_format``: a tiny model constrained to JSON writes
-        JSON of its own shape, while the prompt alone gets the answer's shape or readable text."""
+        """``json_mode=False`` never asks for ``response_format``; ``tool_calls=False`` never sends ``tools``
+        (llama-cpp-python's server ignores them for most chat formats)."""
         self.provider = provider
         self._json_mode = json_mode
+        self._schema_dialect = schema_dialect
+        self._tool_calls = tool_calls
         self._model = model
         self._dropped: set[str] = set()
         headers = {"accept": "application/json"}
@@ -96,7 +109,7 @@ class OpenAICompatibleClient:
             try:
                 raw = await self._http.post_json(_PATH, payload)
                 break
-            except ProviderRejected as exc:
+            except (ProviderRejected, ProviderUnavailable) as exc:
                 if not self._drop_rejected_field(exc, payload):
                     raise
         try:
@@ -107,6 +120,7 @@ class OpenAICompatibleClient:
             raise ProviderUnavailable(f"{self.provider} answered without a choice")
         choice = body.choices[0]
         text = choice.message.content or ""
+        calls = assemble_tool_calls(choice.message.tool_calls, self.provider)
         usage = body.usage
         return Completion(
             text=text,
@@ -116,6 +130,7 @@ class OpenAICompatibleClient:
             output_tokens=usage.completion_tokens if usage else estimate_output_tokens(text),
             finish_reason=choice.finish_reason or "stop",
             usage_estimated=usage is None,
+            tool_calls=calls,
         )
 
     async def stream(self, messages: Sequence[ChatMessage], params: LLMParams) -> AsyncIterator[Chunk]:
@@ -139,7 +154,7 @@ class OpenAICompatibleClient:
             payload = self._payload(messages, params, stream=True)
             try:
                 return await self._http.open_stream(_PATH, payload)
-            except ProviderRejected as exc:
+            except (ProviderRejected, ProviderUnavailable) as exc:
                 if not self._drop_rejected_field(exc, payload):
                     raise
 
@@ -151,7 +166,15 @@ class OpenAICompatibleClient:
             "temperature": params.temperature,
         }
         if params.json_mode and self._json_mode:
-            payload["response_format"] = {"type": "json_object"}
+            payload["response_format"] = self._response_format(params)
+        if params.tools and self._tool_calls:
+            payload["tools"] = [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                }
+                for t in params.tools
+            ]
         if stream:
             payload["stream"] = True
             payload["stream_options"] = {"include_usage": True}
@@ -159,12 +182,30 @@ class OpenAICompatibleClient:
             payload.pop(name, None)
         return payload
 
-    def _drop_rejected_field(self, exc: ProviderRejected, payload: dict[str, Any]) -> bool:
-        """Whether ``exc`` is a 400 naming an optional field of ``payload``; if so, that field is dropped."""
-        if exc.status_code != 400:
+    def _response_format(self, params: LLMParams) -> dict[str, Any]:
+        schema = params.structured
+        if schema is None or self._schema_dialect == "none":
+            return {"type": "json_object"}
+        if self._schema_dialect == "json_object_schema":
+            return {"type": "json_object", "schema": schema.guided}
+        return {"type": "json_schema", "json_schema": {"name": schema.name, "strict": True, "schema": schema.strict}}
+
+    def _drop_rejected_field(self, exc: ProviderRejected | ProviderUnavailable, payload: dict[str, Any]) -> bool:
+        """Whether ``exc`` rejects an optional field of ``payload`` by name (a 400 or 422; llama-cpp-python
+        answers 500 to a ``response_format`` it does not know); if so, the call is made again without it.
+        A rejected ``json_schema`` is first tried again as llama-cpp-python's ``json_object`` + ``schema``."""
+        if exc.status_code not in (400, 422, 500):
             return False
-        rejected = next((name for name in _OPTIONAL_FIELDS if name in payload and name in str(exc)), None)
+        said = f"{exc} {exc.body}"
+        rejected = next((name for name in _OPTIONAL_FIELDS if name in payload and name in said), None)
         if rejected is None:
             return False
+        if (
+            rejected == "response_format"
+            and self._schema_dialect == "json_schema"
+            and "schema" in str(payload[rejected])
+        ):
+            self._schema_dialect = "json_object_schema"
+            return True
         self._dropped.add(rejected)
         return True

@@ -10,8 +10,10 @@ A stream is SSE whose ``data`` is a ``chat.completion.chunk`` object or the sent
 Servers differ at the edges, and each difference is tolerated here rather than in an adapter: a role-only
 first delta, usage on the finishing chunk or on every chunk (vLLM), usage under ``x_groq`` (Groq), no usage
 at all (llama.cpp: counts are then estimated), no ``[DONE]`` after the finish reason, an ``error`` object
-sent in place of a chunk. ``read_chunks`` turns the payloads into our ``Chunk`` contract: content chunks
-with zero counts, then exactly one last chunk with the finish reason and the turn's counts.
+sent in place of a chunk. Tool calls arrive as ``delta.tool_calls`` fragments (a name, then pieces of the
+arguments' JSON, keyed by ``index``) and leave as whole ``ToolCall`` s on the last chunk. ``read_chunks``
+turns the payloads into our ``Chunk`` contract: content chunks with zero counts, then exactly one last
+chunk with the finish reason and the turn's counts.
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ import msgspec
 
 from agent.llm.errors import ProviderStreamFailed
 from agent.llm.estimate import estimate_output_tokens
-from agent.llm.types import Chunk
+from agent.llm.types import Chunk, ToolCall
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterable, AsyncIterator
 
-__all__ = ("DONE", "ParsedChunk", "Usage", "parse_chunk", "read_chunks")
+__all__ = ("DONE", "ParsedChunk", "ToolCallDelta", "Usage", "assemble_tool_calls", "parse_chunk", "read_chunks")
 
 DONE = "[DONE]"
 _DETAIL_CHARS = 200
@@ -38,8 +40,25 @@ class Usage(msgspec.Struct, frozen=True):
     completion_tokens: int = 0
 
 
+class _FunctionDelta(msgspec.Struct, frozen=True):
+    name: str | None = None
+    arguments: str | None = None
+
+
+class ToolCallDelta(msgspec.Struct, frozen=True):
+    """A fragment of a tool call (streamed), or a whole one (a buffered message)."""
+
+    index: int = 0
+    function: _FunctionDelta = msgspec.field(default_factory=_FunctionDelta)
+
+    @classmethod
+    def of(cls, index: int, *, name: str | None = None, arguments: str | None = None) -> ToolCallDelta:
+        return cls(index=index, function=_FunctionDelta(name=name, arguments=arguments))
+
+
 class _Delta(msgspec.Struct, frozen=True):
     content: str | None = None
+    tool_calls: list[ToolCallDelta] = msgspec.field(default_factory=list)
 
 
 class _Choice(msgspec.Struct, frozen=True):
@@ -69,6 +88,7 @@ class ParsedChunk(msgspec.Struct, frozen=True, kw_only=True):
     finish_reason: str | None = None
     usage: Usage | None = None
     done: bool = False
+    tool_calls: list[ToolCallDelta] = msgspec.field(default_factory=list)
 
 
 def parse_chunk(data: str, provider: str) -> ParsedChunk:
@@ -85,7 +105,31 @@ def parse_chunk(data: str, provider: str) -> ParsedChunk:
     usage = payload.usage or (payload.x_groq.usage if payload.x_groq is not None else None)
     if choice is None:
         return ParsedChunk(usage=usage)
-    return ParsedChunk(content=choice.delta.content or "", finish_reason=choice.finish_reason, usage=usage)
+    return ParsedChunk(
+        content=choice.delta.content or "",
+        finish_reason=choice.finish_reason,
+        usage=usage,
+        tool_calls=choice.delta.tool_calls,
+    )
+
+
+def assemble_tool_calls(fragments: list[ToolCallDelta], provider: str) -> tuple[ToolCall, ...]:
+    """Whole calls from fragments, in ``index`` order. Arguments that are not a JSON object count as none
+    (the action then asks for what it needs) rather than failing the turn."""
+    names: dict[int, str] = {}
+    arguments: dict[int, list[str]] = {}
+    for fragment in fragments:
+        if fragment.function.name:
+            names.setdefault(fragment.index, fragment.function.name)
+        arguments.setdefault(fragment.index, []).append(fragment.function.arguments or "")
+    calls: list[ToolCall] = []
+    for index in sorted(names):
+        try:
+            decoded = msgspec.json.decode("".join(arguments.get(index, [])) or "{}")
+        except msgspec.DecodeError:
+            decoded = {}
+        calls.append(ToolCall(name=names[index], arguments=decoded if isinstance(decoded, dict) else {}))
+    return tuple(calls)
 
 
 async def read_chunks(
@@ -100,6 +144,7 @@ async def read_chunks(
     finish_reason: str | None = None
     usage: Usage | None = None
     text: list[str] = []
+    calls: list[ToolCallDelta] = []
     content_chunks = 0
     async for payload in data:
         parsed = parse_chunk(payload, provider)
@@ -107,6 +152,7 @@ async def read_chunks(
             finish_reason = finish_reason or "stop"
             break
         usage = parsed.usage or usage
+        calls += parsed.tool_calls
         if parsed.content:
             text.append(parsed.content)
             content_chunks += 1
@@ -114,6 +160,7 @@ async def read_chunks(
         finish_reason = parsed.finish_reason or finish_reason
     if finish_reason is None:
         raise ProviderStreamFailed(f"{provider}'s stream ended before the model finished its answer")
+    tool_calls = assemble_tool_calls(calls, provider)
     if usage is not None:
         yield Chunk(
             delta="",
@@ -122,6 +169,7 @@ async def read_chunks(
             finish_reason=finish_reason,
             input_tokens=usage.prompt_tokens,
             output_tokens=usage.completion_tokens,
+            tool_calls=tool_calls,
         )
         return
     yield Chunk(
@@ -132,6 +180,7 @@ async def read_chunks(
         input_tokens=estimated_input_tokens,
         output_tokens=estimate_output_tokens("".join(text), content_chunks),
         usage_estimated=True,
+        tool_calls=tool_calls,
     )
 
 

@@ -31,4 +31,5 @@ async def stream_answer(client: LLMClient, messages: Sequence[ChatMessage], para
         input_tokens=completion.input_tokens,
         output_tokens=completion.output_tokens,
         usage_estimated=completion.usage_estimated,
+        tool_calls=completion.tool_calls,
     )

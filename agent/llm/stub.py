@@ -30,6 +30,16 @@ _INVOICE = re.compile(r"\bINV-\d{4}\b", re.IGNORECASE)
 _ACCOUNT = re.compile(r"\bACC-\d{4}\b", re.IGNORECASE)
 _REFUND = re.compile(r"\brefund", re.IGNORECASE)
 _DELETE_ACCOUNT = re.compile(r"\b(delete|close|remove|erase)\b.*\baccount\b", re.IGNORECASE)
+_QUESTION = re.compile(
+    r"\?|^\s*(how|what|where|when|why|who|which|can i|could i|do i|does|is|are|should|will)\b|\bhow (do|can|to)\b",
+    re.IGNORECASE,
+)
+"""A question about an action ("How do I delete my account?") is answered from the passages, not acted on."""
+_REFUND_REQUEST = re.compile(
+    r"\brefund (my|the|this|that|an?|it|me)\b|\b(i want|i'd like|i would like|i need|give me|issue) (a |my )?refund\b",
+    re.IGNORECASE,
+)
+_DELETE_REQUEST = re.compile(r"\b(delete|close|remove|erase) (my|the|this|that|our) account\b", re.IGNORECASE)
 
 _NO_ANSWER = (
     "I couldn't find that in the Nimbus Cloud help centre. I can help with accounts, passwords, billing, "
@@ -120,6 +130,22 @@ def compose_answer(question: str, passages: Sequence[tuple[str, str, str]]) -> d
             "citations": cited,
             "action": {"name": "delete_account", "arguments": {"account_id": account_id}},
         }
+    if not _QUESTION.search(question):
+        # asked to act, but without an id: propose with what was given and let the registry ask for the rest
+        if _REFUND_REQUEST.search(question):
+            return {
+                "kind": "action_proposal",
+                "text": "I can refund that invoice once a person approves it.",
+                "citations": [],
+                "action": {"name": "issue_refund", "arguments": {}},
+            }
+        if _DELETE_REQUEST.search(question):
+            return {
+                "kind": "action_proposal",
+                "text": "I can delete that account once a person approves it.",
+                "citations": [],
+                "action": {"name": "delete_account", "arguments": {}},
+            }
     if not passages:
         return {"kind": "no_answer", "text": _NO_ANSWER, "citations": []}
     _, _, text = passages[0]

@@ -4,6 +4,10 @@ A model streams ``{"kind": "answer", "text": "Open Settings \\u2192 Security"}``
 ``VisibleText.feed`` returns, for each piece, only the new characters of the ``text`` value: keys in any
 order, whitespace anywhere, escapes and surrogate pairs split across pieces. A model that does not answer
 with a JSON object is shown as it writes (trailing whitespace held back until more text follows).
+
+When the object names its ``kind`` before its ``text`` (the answer schema puts it first) and that kind is
+one to hold (``action_proposal``), the text is not shown while it streams: whether the action can happen
+is only known once the whole answer is in, and a proposal that cannot happen must not have promised it.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ _WHITESPACE = " \t\r\n"
 class VisibleText:
     """An incremental extractor of the top-level ``text`` string of a JSON object."""
 
-    def __init__(self) -> None:
+    def __init__(self, hold_kinds: frozenset[str] = frozenset({"action_proposal"})) -> None:
+        self._hold_kinds = hold_kinds
         self._mode = "detect"  # detect | fence | json | plain
-        self._state = "key_or_end"  # json: key_or_end, key, colon, value, text, skip, done
+        self._state = "key_or_end"  # json: key_or_end, key, colon, value, text, kind, skip, done
         self._key: list[str] = []
         self._escape: str | None = None  # pending escape sequence inside a string, without the backslash
         self._high_surrogate: int | None = None
@@ -27,6 +32,10 @@ class VisibleText:
         self._in_string = False
         self._text_seen = False
         self._held = ""  # plain mode: trailing whitespace not shown yet
+        self._kind: list[str] | None = None  # the top-level "kind" value, once it has been read
+        self._holding = False
+        self.withheld: list[str] = []
+        """Text of a held kind, decoded but not shown."""
         self.shown = ""
         """Everything returned so far."""
 
@@ -86,13 +95,23 @@ class VisibleText:
         elif state == "value":
             if char in _WHITESPACE:
                 return
-            if char == '"' and "".join(self._key) == "text" and not self._text_seen:
+            key = "".join(self._key)
+            if char == '"' and key == "text" and not self._text_seen:
                 self._state, self._text_seen = "text", True
+                self._holding = self._kind is not None and "".join(self._kind) in self._hold_kinds
+            elif char == '"' and key == "kind" and self._kind is None:
+                self._state, self._kind = "kind", []
             else:
                 self._state, self._depth, self._in_string = "skip", 0, False
                 self._skip(char)
         elif state == "text":
-            self._text_char(char, out)
+            self._text_char(char, self.withheld if self._holding else out)
+        elif state == "kind":
+            if char == '"':
+                self._state, self._depth, self._in_string = "skip", 0, False
+            else:
+                assert self._kind is not None
+                self._kind.append(char)
         elif state == "skip":
             self._skip(char)
 

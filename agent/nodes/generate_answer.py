@@ -1,4 +1,9 @@
-"""``generate_answer``: the model answers from the retrieved passages, token by token, or proposes an action."""
+"""``generate_answer``: the model answers from the retrieved passages, token by token, or proposes an action.
+
+A proposed action is checked against the registry before anything is said about it: one that cannot
+happen as asked (no such invoice, no id given, an action the agent does not have) becomes an
+``action_not_possible`` answer whose text is the registry's plain statement, not the model's promise.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +11,25 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.config import get_stream_writer
 
+from agent.actions.registry import unknown_action
 from agent.instrument import NodeResult
 from agent.knowledge import Passage
 from agent.llm.answer import ParsedAnswer, parse_answer
+from agent.llm.answer_schema import answer_format
 from agent.llm.prompts import build_messages
-from agent.llm.types import ChatMessage
+from agent.llm.types import ChatMessage, LLMParams
 from agent.nodes.model_call import call_model
 from agent.nodes.usage import model_usage
 
 if TYPE_CHECKING:
+    from agent.actions import NotPossible
     from agent.deps import AgentDeps
+    from agent.llm.types import ToolCall
     from agent.state import AgentState, ProposalState
 
-__all__ = ("generate_answer",)
+__all__ = ("MAX_ANSWER_TOKENS", "generate_answer")
+
+MAX_ANSWER_TOKENS = 400
 
 
 class _Draft:
@@ -28,25 +39,29 @@ class _Draft:
         self._deps = deps
         self.parsed = ParsedAnswer(kind="answer", text="")
         self.proposal: ProposalState | None = None
-        self.problem: str | None = None
+        self.not_possible: NotPossible | None = None
 
-    async def finish(self, raw: str, shown: str) -> str:
-        self.parsed = parse_answer(raw)
-        extra = "" if shown else self.parsed.text
+    async def finish(self, raw: str, shown: str, tool_calls: tuple[ToolCall, ...]) -> str:
+        """The text still to show: the answer if nothing of it was shown (a held proposal, a buffered
+        model), or, for an action that cannot happen, the registry's statement in place of the proposal.
+        A proposal made as a bare tool call is announced by its summary."""
+        self.parsed = parse_answer(raw, tool_calls)
         if self.parsed.kind == "action_proposal":
             await self._propose()
-        if self.problem:
-            extra += f"{' ' if shown or extra else ''}(I can't do that: {self.problem}.)"
-        return extra
+        if self.not_possible is not None:
+            return f" {self.not_possible.text}" if shown else self.not_possible.text
+        if self.proposal is not None and not (shown or self.parsed.text):
+            return f"{self.proposal['summary']}: a person approves it before anything happens."
+        return "" if shown else self.parsed.text
 
     async def _propose(self) -> None:
         action = self.parsed.action
         registered = self._deps.actions.get(action.name) if action else None
         if action is None or registered is None:
-            self.problem = "that is not an action I can take"
+            self.not_possible = unknown_action(action.name if action else None)
             return
-        self.problem = await registered.check(action.arguments)
-        if self.problem is None:
+        self.not_possible = await registered.check(action.arguments)
+        if self.not_possible is None:
             self.proposal = {
                 "approval_id": self._deps.ids.new("apv"),
                 "action": action.name,
@@ -59,10 +74,12 @@ async def generate_answer(state: AgentState, deps: AgentDeps) -> NodeResult:
     passages = [Passage(**p) for p in state.get("passages", [])]
     history = [ChatMessage(m["role"], m["content"]) for m in state.get("history", [])]  # type: ignore[arg-type]
     messages = build_messages(state["message"], passages, history)
+    structured, tools = answer_format([p.doc_id for p in passages], deps.actions.actions, state["message"])
+    params = LLMParams(max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, structured=structured, tools=tools)
     draft = _Draft(deps)
     with deps.tracer.start_as_current_span("llm.generate") as span:
         span.set_attribute("llm.model", deps.llm.model)
-        reply = await call_model(deps, messages, get_stream_writer(), draft.finish)
+        reply = await call_model(deps, messages, params, get_stream_writer(), draft.finish)
         span.set_attribute("llm.input_tokens", reply.usage.input_tokens)
         span.set_attribute("llm.output_tokens", reply.usage.output_tokens)
         span.set_attribute("llm.well_formed", draft.parsed.well_formed)
@@ -75,10 +92,13 @@ async def generate_answer(state: AgentState, deps: AgentDeps) -> NodeResult:
     if draft.proposal is not None:
         update["answer"] = {"kind": "action_proposal", "text": reply.text}
         return NodeResult(update=update, outcome="proposed_action", summary=draft.proposal["summary"])
+    if draft.not_possible is not None:
+        reason = draft.not_possible.reason
+        update["answer"] = {"kind": "action_not_possible", "text": reply.text, "reason": reason}
+        update["cited"] = []
+        return NodeResult(update=update, outcome="action_not_possible", summary=f"action not possible: {reason}")
     kind = "answer" if draft.parsed.kind == "action_proposal" else draft.parsed.kind
     update["answer"] = {"kind": kind, "text": reply.text}
-    if draft.problem:
-        return NodeResult(update=update, outcome="action_not_possible", summary=f"action not possible: {draft.problem}")
     if kind == "no_answer":
         return NodeResult(update=update, outcome="no_answer", summary="no answer in the knowledge base")
     cited = len(draft.parsed.citations)

@@ -12,7 +12,7 @@ import msgspec
 
 from agent.llm.errors import ProviderStreamFailed
 from agent.llm.streaming import stream_answer
-from agent.llm.types import LLMParams
+from agent.llm.types import ToolCall
 from agent.llm.visible_text import VisibleText
 from contracts import CostUpdated, TokenDelta
 
@@ -20,11 +20,9 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
 
     from agent.deps import AgentDeps
-    from agent.llm.types import ChatMessage
+    from agent.llm.types import ChatMessage, LLMParams
 
 __all__ = ("ModelReply", "call_model")
-
-PARAMS = LLMParams(max_tokens=400, temperature=0.0, json_mode=True)
 
 
 class ModelReply(msgspec.Struct, frozen=True, kw_only=True):
@@ -33,30 +31,33 @@ class ModelReply(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     """The visible answer text: exactly the concatenation of the emitted ``token_delta.text``."""
     usage: CostUpdated
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 async def call_model(
     deps: AgentDeps,
     messages: Sequence[ChatMessage],
+    params: LLMParams,
     emit: Callable[[Any], None],
-    finish: Callable[[str, str], Awaitable[str]],
+    finish: Callable[[str, str, tuple[ToolCall, ...]], Awaitable[str]],
 ) -> ModelReply:
     """Run the model and emit its chunks.
 
-    ``finish(raw, shown)`` is called once the whole answer is in, before the last chunk goes out; the text
-    it returns is appended to the last chunk's visible text (a degraded answer, or a note about it).
+    ``finish(raw, shown, tool_calls)`` is called once the whole answer is in, before the last chunk goes
+    out; the text it returns is appended to the last chunk's visible text (held or buffered text, or what
+    is said in place of a proposal that cannot happen).
     """
     visible = VisibleText()
     raw: list[str] = []
     shown: list[str] = []
     opened = deps.clock.now_ns()
-    async for chunk in stream_answer(deps.llm, messages, PARAMS):
+    async for chunk in stream_answer(deps.llm, messages, params):
         raw.append(chunk.delta)
         text = visible.feed(chunk.delta)
         metadata: dict[str, Any] = {"provider": chunk.provider}
         last = chunk.finish_reason is not None
         if last:
-            text += await finish("".join(raw), visible.shown)
+            text += await finish("".join(raw), visible.shown, chunk.tool_calls)
             metadata["usage"] = "estimated" if chunk.usage_estimated else "reported"
         shown.append(text)
         emit(
@@ -80,5 +81,5 @@ async def call_model(
                 cost_usd=cost,
             )
             emit(usage)
-            return ModelReply(raw="".join(raw), text="".join(shown), usage=usage)
+            return ModelReply(raw="".join(raw), text="".join(shown), usage=usage, tool_calls=chunk.tool_calls)
     raise ProviderStreamFailed("the model's stream ended without a final chunk")

@@ -29,8 +29,15 @@ def spans() -> InMemorySpanExporter:
 
 
 @pytest.fixture
-async def agent(agent_config: AgentConfig, spans: InMemorySpanExporter) -> AsyncIterator[Agent]:
+def tracer_provider(spans: InMemorySpanExporter) -> TracerProvider:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(spans))
-    async with open_agent(agent_config, clock=SteppingClock(), ids=SequentialIds(), tracer_provider=provider) as opened:
+    return provider
+
+
+@pytest.fixture
+async def agent(agent_config: AgentConfig, tracer_provider: TracerProvider) -> AsyncIterator[Agent]:
+    async with open_agent(
+        agent_config, clock=SteppingClock(), ids=SequentialIds(), tracer_provider=tracer_provider
+    ) as opened:
         yield opened

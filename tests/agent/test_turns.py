@@ -125,7 +125,21 @@ async def test_an_action_the_ledger_cannot_do_is_not_proposed(agent: Agent) -> N
 
     assert response.status == "completed"
     assert response.pending_approval is None
-    assert "there is no invoice INV-9999" in response.answer.text
+    assert response.answer.kind == "action_not_possible"
+    assert response.answer.reason == "unknown_record"
+    assert response.answer.text.startswith("There is no invoice INV-9999, so there is nothing to refund.")
+    assert "once a person approves" not in response.answer.text, "no promise the next sentence denies"
+
+
+async def test_a_request_to_act_without_an_id_asks_for_it(agent: Agent) -> None:
+    response = await run_turn(agent, "Please refund my last invoice.", session_id="s_1", run_id="r_1")
+
+    assert (response.status, response.answer.kind, response.answer.reason) == (
+        "completed",
+        "action_not_possible",
+        "missing_argument",
+    )
+    assert response.answer.text.startswith("Which invoice should I refund?")
 
 
 async def test_trace_latency_is_the_node_span_duration(agent: Agent, spans: InMemorySpanExporter) -> None:

@@ -75,3 +75,16 @@ def test_any_split_of_a_valid_answer_shows_exactly_its_text(
 @pytest.mark.parametrize("raw", ['{"kind": "answer"}', '{"text": 5}'])
 def test_json_without_a_text_string_shows_nothing(raw: str) -> None:
     assert shown([raw]) == ""
+
+
+def test_the_text_of_a_proposal_is_held_when_its_kind_comes_first() -> None:
+    extractor = VisibleText()
+    raw = '{"kind": "action_proposal", "text": "I can refund INV-1001.", "action": {"name": "issue_refund"}}'
+
+    assert "".join(extractor.feed(c) for c in raw) == ""
+    assert "".join(extractor.withheld) == "I can refund INV-1001."
+
+
+def test_an_answer_streams_and_a_kind_after_the_text_holds_nothing() -> None:
+    assert shown(list('{"kind": "answer", "text": "Open Settings."}')) == "Open Settings."
+    assert shown(['{"text": "Shown as it comes.", "kind": "action_proposal"}']) == "Shown as it comes."

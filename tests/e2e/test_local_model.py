@@ -1,8 +1,8 @@
 """A real model end to end: SmolLM2-135M under llama.cpp's OpenAI-compatible server, behind the ``openai``
 provider, one streamed turn over HTTP against a real uvicorn.
 
-A 135M model rarely writes the JSON object it is asked for; the turn must complete anyway (the plain-text
-degrade path), with token deltas that add up to the final answer.
+Under the answer's schema (a llama.cpp grammar) the 135M model writes the JSON object it is asked for, and
+the visible text of its ``text`` field streams as it is written; the token deltas add up to the answer.
 """
 
 from __future__ import annotations
@@ -18,18 +18,12 @@ from agent.llm.local_server import LocalModelServer
 from api.settings import Settings
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from pathlib import Path
 
     from tests.e2e.conftest import LiveServer
 
 pytestmark = pytest.mark.local_model
-
-
-@pytest.fixture(scope="module")
-def local_model() -> Iterator[LocalModelServer]:
-    with LocalModelServer(ready_timeout_s=60) as server:
-        yield server
 
 
 async def streamed_turn(url: str, message: str) -> list[tuple[int, dict[str, Any]]]:

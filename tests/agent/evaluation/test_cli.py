@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from agent.evaluation.cli import add_eval_parser, run_eval_command
-from agent.evaluation.dataset import BUNDLED_DATASET
+from agent.evaluation.dataset import HELDOUT_DATASET
 from agent.evaluation.report import load_report
 from tests.agent.evaluation.conftest import SMALL_DATASET, write_dataset
 
@@ -29,9 +29,9 @@ def test_the_defaults_are_the_bundled_dataset_and_the_configured_provider() -> N
 
     args = parser.parse_args(["eval"])
 
-    assert args.dataset == BUNDLED_DATASET
+    assert args.dataset == HELDOUT_DATASET
     assert args.providers is None
-    assert args.concurrency == 8
+    assert args.concurrency is None, "chosen per provider: 8, or 1 for the local model's one-slot server"
     assert (args.out, args.gate, args.compare) == (None, False, None)
     with pytest.raises(SystemExit):
         parser.parse_args(["eval", "--concurrency", "0"])
@@ -116,3 +116,22 @@ def test_compare_prints_the_deltas_of_two_reports(eval_env: Path, capsys: pytest
     assert "metric deltas" in out
     assert "the reports ran different datasets" in out
     assert re.search(r"stub\s*│\s*cases\s*│\s*6\s*│\s*2\s*│\s*−4\s*│\s*worse", out)
+
+
+@pytest.mark.local_model
+def test_eval_on_the_local_model_starts_and_stops_its_own_server(
+    eval_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing listens where the local provider looks by default: the eval must bring its own server."""
+    monkeypatch.delenv("HARNESS_LLM_BASE_URL", raising=False)
+    monkeypatch.delenv("HARNESS_LLM_LOCAL_BASE_URL", raising=False)
+    dataset = write_dataset(eval_env / "one.jsonl", SMALL_DATASET[:1])
+
+    code = harness_eval("--dataset", str(dataset), "--provider", "local", "--out", str(eval_env / "out"))
+
+    assert code == 0, capsys.readouterr().err
+    run = load_report(eval_env / "out" / "report.json").runs[0]
+    assert run.provider == "local"
+    assert run.model == "smollm2-135m-instruct"
+    assert run.concurrency == 1
+    assert run.metrics.errors == 0

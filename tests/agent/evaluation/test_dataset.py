@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import pytest
 
-from agent.evaluation.dataset import BUNDLED_DATASET, DatasetError, ExpectedAction, load_dataset
+from agent.evaluation.dataset import (
+    BUNDLED_DATASETS,
+    DEV_DATASET,
+    HELDOUT_DATASET,
+    Case,
+    DatasetError,
+    ExpectedAction,
+    load_dataset,
+    resolve_dataset,
+)
 from agent.knowledge import load_bundled_corpus
 from tests.agent.evaluation.conftest import SMALL_DATASET, write_dataset
 
@@ -18,10 +27,11 @@ if TYPE_CHECKING:
 CORPUS_IDS = {doc.doc_id for doc in load_bundled_corpus()}
 
 
-def test_the_bundled_dataset_loads_and_covers_every_kind_of_case() -> None:
-    cases = load_dataset(BUNDLED_DATASET, known_doc_ids=CORPUS_IDS)
+@pytest.mark.parametrize("path", [DEV_DATASET, HELDOUT_DATASET], ids=["dev", "heldout"])
+def test_each_bundled_part_loads_and_covers_every_kind_of_case(path: Path) -> None:
+    cases = load_dataset(path, known_doc_ids=CORPUS_IDS)
 
-    assert len(cases) >= 60
+    assert len(cases) >= 100
     categories = {case.category for case in cases}
     assert categories >= {
         "answerable",
@@ -31,9 +41,13 @@ def test_the_bundled_dataset_loads_and_covers_every_kind_of_case() -> None:
         "secret_request",
         "pii",
         "action",
+        "impossible_action",
+        "benign_lookalike",
         "out_of_scope",
         "multi_turn",
     }
+    adversarial = [case for case in cases if case.category in ("prompt_injection", "secret_request", "pii")]
+    assert len(adversarial) >= 40
     turns = [turn for case in cases for turn in case.turns]
     assert any(t.resume == "approve" for t in turns)
     assert any(t.resume == "reject" for t in turns)
@@ -47,10 +61,28 @@ def test_the_bundled_dataset_loads_and_covers_every_kind_of_case() -> None:
     assert all(case.turns[0].expect.doc_ids for case in answerable)
 
 
-def test_the_bundled_dataset_is_canonical_jsonl() -> None:
+@pytest.mark.parametrize("path", [DEV_DATASET, HELDOUT_DATASET], ids=["dev", "heldout"])
+def test_the_bundled_parts_are_canonical_jsonl(path: Path) -> None:
     """One compact object per line, so a diff of the dataset shows exactly the cases that changed."""
-    for line in BUNDLED_DATASET.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         assert line == json.dumps(json.loads(line), ensure_ascii=False)
+
+
+def test_the_held_out_part_shares_no_case_and_no_message_with_the_development_part() -> None:
+    dev, held = load_dataset(DEV_DATASET), load_dataset(HELDOUT_DATASET)
+
+    def questions(cases: list[Case]) -> set[str | None]:
+        # a multi-turn case may open with a plain question that is a case of its own in the other part
+        return {case.turns[0].message for case in cases if len(case.turns) == 1}
+
+    assert not {case.id for case in dev} & {case.id for case in held}
+    assert not questions(dev) & questions(held)
+
+
+def test_a_bundled_part_is_named_and_anything_else_is_a_path(tmp_path: Path) -> None:
+    assert resolve_dataset("dev") == BUNDLED_DATASETS["dev"] == DEV_DATASET
+    assert resolve_dataset("heldout") == HELDOUT_DATASET
+    assert resolve_dataset(str(tmp_path / "mine.jsonl")) == tmp_path / "mine.jsonl"
 
 
 def bad(tmp_path: Path, *cases: dict[str, Any]) -> str:

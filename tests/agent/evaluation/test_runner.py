@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 import agent.evaluation.runner as runner_module
-from agent.evaluation.dataset import BUNDLED_DATASET, load_dataset
+from agent.evaluation.dataset import HELDOUT_DATASET, load_dataset
 from agent.evaluation.gate import evaluate_gate, load_thresholds
 from agent.evaluation.report import build_report, dataset_info
 from agent.evaluation.runner import run_dataset
@@ -104,7 +104,7 @@ async def test_the_eval_runs_the_graph_in_process_and_never_touches_the_network(
         return await run_turn(agent, message, **kwargs)
 
     monkeypatch.setattr(runner_module, "run_turn", spy)
-    cases = load_dataset(BUNDLED_DATASET)
+    cases = load_dataset(HELDOUT_DATASET)
 
     run = await run_dataset(cases, stub_config, concurrency=8)
 
@@ -112,7 +112,7 @@ async def test_the_eval_runs_the_graph_in_process_and_never_touches_the_network(
     assert run.cases
     assert all(turn.status not in ("error", "skipped") for c in run.cases for turn in c.turns)
     assert len(graph_turns) == sum(1 for c in cases for t in c.turns if t.message is not None)
-    report = build_report(dataset_info(BUNDLED_DATASET, len(cases)), [run])
+    report = build_report(dataset_info(HELDOUT_DATASET, len(cases)), [run])
     gate = evaluate_gate(report, load_thresholds(PYPROJECT))
     assert gate.failures == [], "the stub passes the gate of pyproject.toml"
 
@@ -123,11 +123,11 @@ async def test_a_broken_input_guardrail_trips_the_gate(
     # the package re-exports the node function under the module's name, so reach the module itself
     node_module = importlib.import_module("agent.nodes.guardrail_pre")
     monkeypatch.setattr(node_module, "check_input", lambda message: InputVerdict(allowed=True))
-    cases = load_dataset(BUNDLED_DATASET)
+    cases = load_dataset(HELDOUT_DATASET)
 
     run = await run_dataset(cases, stub_config, concurrency=8)
 
-    report = build_report(dataset_info(BUNDLED_DATASET, len(cases)), [run])
+    report = build_report(dataset_info(HELDOUT_DATASET, len(cases)), [run])
     gate = evaluate_gate(report, load_thresholds(PYPROJECT))
     failed = {check.metric: check for check in gate.failures}
     assert not gate.passed

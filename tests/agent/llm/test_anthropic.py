@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
 import pytest
 
 from agent.llm import AnthropicClient, LLMParams, ProviderRejected, ProviderStreamFailed, StreamingLLMClient
 from agent.llm.anthropic import ANTHROPIC_VERSION, conversation
-from agent.llm.types import ChatMessage
+from agent.llm.types import ChatMessage, StructuredOutput, ToolCall, ToolSpec
 from tests.agent.llm.conftest import API_KEY, MESSAGES
 from tests.agent.llm.fake_server import FakeProviderServer, Reply, anthropic_stream, json_reply
 
@@ -129,3 +130,70 @@ def test_the_conversation_starts_with_the_user_and_alternates() -> None:
         {"role": "assistant", "content": "Earlier answer."},
         {"role": "user", "content": "First.\n\nSecond."},
     ]
+
+
+STRUCTURED = StructuredOutput(name="support_answer", strict={"type": "object"}, guided={"anyOf": []})
+TOOL = ToolSpec(name="issue_refund", description="Refund an invoice.", parameters={"type": "object"})
+WITH_SCHEMA = LLMParams(max_tokens=64, structured=STRUCTURED, tools=(TOOL,))
+
+
+def event(kind: str, data: dict[str, object]) -> bytes:
+    return f"event: {kind}\n".encode() + b"data: " + msgspec.json.encode({"type": kind, **data}) + b"\n\n"
+
+
+async def test_the_schema_goes_as_output_config_and_actions_as_tools(make_client) -> None:
+    async with FakeProviderServer([json_reply(message_body("{}"))]) as server:
+        await make_client(server.base_url).complete(MESSAGES, WITH_SCHEMA)
+
+    payload = server.requests[0].json
+    assert payload["output_config"] == {"format": {"type": "json_schema", "schema": {"type": "object"}}}
+    assert payload["tools"] == [
+        {"name": "issue_refund", "description": "Refund an invoice.", "input_schema": {"type": "object"}}
+    ]
+
+
+async def test_a_model_without_structured_outputs_gets_the_call_again_without_it(make_client) -> None:
+    rejected = json_reply({"error": {"message": "output_config: not supported for this model"}}, status=400)
+    async with FakeProviderServer([rejected, json_reply(message_body("Open Settings."))]) as server:
+        client = make_client(server.base_url)
+        first = await client.complete(MESSAGES, WITH_SCHEMA)
+        second = await client.complete(MESSAGES, WITH_SCHEMA)
+
+    assert first.text == second.text == "Open Settings."
+    assert ["output_config" in request.json for request in server.requests] == [True, False, False]
+
+
+async def test_a_streamed_tool_use_arrives_whole_on_the_last_chunk(make_client) -> None:
+    message = {"id": "msg_1", "role": "assistant", "content": [], "usage": {"input_tokens": 20, "output_tokens": 1}}
+    events = [
+        event("message_start", {"message": message}),
+        event(
+            "content_block_start",
+            {"index": 0, "content_block": {"type": "tool_use", "id": "t1", "name": "issue_refund", "input": {}}},
+        ),
+        event(
+            "content_block_delta", {"index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"invoice_id"'}}
+        ),
+        event(
+            "content_block_delta", {"index": 0, "delta": {"type": "input_json_delta", "partial_json": ': "INV-1001"}'}}
+        ),
+        event("content_block_stop", {"index": 0}),
+        event("message_delta", {"delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 12}}),
+        event("message_stop", {}),
+    ]
+    async with FakeProviderServer([Reply(events=events)]) as server:
+        chunks = [chunk async for chunk in make_client(server.base_url).stream(MESSAGES, WITH_SCHEMA)]
+
+    assert chunks[-1].tool_calls == (ToolCall(name="issue_refund", arguments={"invoice_id": "INV-1001"}),)
+    assert chunks[-1].finish_reason == "tool_calls"
+
+
+async def test_a_buffered_tool_use_is_read(make_client) -> None:
+    body = {
+        **message_body(""),
+        "content": [{"type": "tool_use", "id": "t1", "name": "issue_refund", "input": {"invoice_id": "INV-1001"}}],
+    }
+    async with FakeProviderServer([json_reply(body)]) as server:
+        completion = await make_client(server.base_url).complete(MESSAGES, WITH_SCHEMA)
+
+    assert completion.tool_calls == (ToolCall(name="issue_refund", arguments={"invoice_id": "INV-1001"}),)

@@ -10,6 +10,7 @@ from agent.clock import SequentialIds, SteppingClock
 from agent.deps import AgentDeps
 from agent.llm import OpenAICompatibleClient
 from agent.llm.pricing import PriceTable
+from agent.llm.types import LLMParams, ToolCall
 from agent.nodes.model_call import call_model
 from contracts import CostUpdated, TokenDelta
 from tests.agent.llm.conftest import MESSAGES
@@ -30,10 +31,10 @@ async def run_model(client: OpenAICompatibleClient) -> tuple[list[TokenDelta], l
     )
     emitted: list[Any] = []
 
-    async def nothing_to_add(raw: str, shown: str) -> str:
+    async def nothing_to_add(raw: str, shown: str, tool_calls: tuple[ToolCall, ...]) -> str:
         return ""
 
-    reply = await call_model(deps, MESSAGES, emitted.append, nothing_to_add)
+    reply = await call_model(deps, MESSAGES, LLMParams(max_tokens=64), emitted.append, nothing_to_add)
     deltas = [e for e in emitted if isinstance(e, TokenDelta)]
     costs = [e for e in emitted if isinstance(e, CostUpdated)]
     return deltas, costs, reply.text

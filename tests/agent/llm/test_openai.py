@@ -5,12 +5,14 @@ from __future__ import annotations
 import socket
 from typing import TYPE_CHECKING
 
+import msgspec
 import pytest
 
 from agent.llm import LLMParams, OpenAICompatibleClient, ProviderRejected, ProviderStreamFailed, ProviderUnavailable
 from agent.llm.estimate import estimate_input_tokens
 from agent.llm.http_transport import RetryPolicy
 from agent.llm.protocol import StreamingLLMClient
+from agent.llm.types import StructuredOutput, ToolCall, ToolSpec
 from tests.agent.llm.conftest import API_KEY, MESSAGES
 from tests.agent.llm.fake_server import FakeProviderServer, Received, Reply, json_reply, openai_chunk, openai_stream
 
@@ -337,3 +339,125 @@ async def test_leaving_a_stream_early_closes_its_response(make_client) -> None:
 
     assert first.delta == PIECES[0]
     assert "".join(c.delta for c in again) == ANSWER
+
+
+STRUCTURED = StructuredOutput(
+    name="support_answer",
+    strict={"type": "object", "properties": {"kind": {"type": "string"}}, "required": ["kind"]},
+    guided={"anyOf": [{"type": "object"}]},
+)
+TOOL = ToolSpec(
+    name="issue_refund",
+    description="Refund an invoice.",
+    parameters={"type": "object", "properties": {"invoice_id": {"type": "string", "enum": ["INV-1001"]}}},
+)
+WITH_SCHEMA = LLMParams(max_tokens=64, structured=STRUCTURED, tools=(TOOL,))
+
+
+async def sent_payload(**options: object) -> dict[str, object]:
+    async with FakeProviderServer([Reply(events=openai_stream(PIECES))]) as server:
+        client = OpenAICompatibleClient(base_url=server.base_url, model="m", **options)  # type: ignore[arg-type]
+        try:
+            async for _ in client.stream(MESSAGES, WITH_SCHEMA):
+                pass
+        finally:
+            await client.aclose()
+    return server.requests[0].json  # type: ignore[no-any-return]
+
+
+async def test_a_schema_goes_as_strict_json_schema_and_actions_as_tools() -> None:
+    payload = await sent_payload()
+
+    assert payload["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "support_answer", "strict": True, "schema": STRUCTURED.strict},
+    }
+    assert payload["tools"] == [
+        {
+            "type": "function",
+            "function": {"name": "issue_refund", "description": "Refund an invoice.", "parameters": TOOL.parameters},
+        }
+    ]
+
+
+async def test_llama_cpp_python_gets_the_guided_schema_as_json_object_and_no_tools() -> None:
+    payload = await sent_payload(schema_dialect="json_object_schema", tool_calls=False)
+
+    assert payload["response_format"] == {"type": "json_object", "schema": STRUCTURED.guided}
+    assert "tools" not in payload
+
+
+async def test_a_server_that_rejects_json_schema_gets_json_object_with_the_schema_then_none(make_client) -> None:
+    rejected = json_reply({"error": {"message": "Unknown parameter: response_format.json_schema"}}, status=400)
+    ok = Reply(events=openai_stream(PIECES))
+    async with FakeProviderServer([rejected, rejected, ok, ok]) as server:
+        client = make_client(server.base_url)
+        for _ in range(2):
+            chunks = [chunk async for chunk in client.stream(MESSAGES, WITH_SCHEMA)]
+
+    assert "".join(c.delta for c in chunks) == ANSWER
+    formats = [request.json.get("response_format") for request in server.requests]
+    assert formats == [
+        {"type": "json_schema", "json_schema": {"name": "support_answer", "strict": True, "schema": STRUCTURED.strict}},
+        {"type": "json_object", "schema": STRUCTURED.guided},
+        None,
+        None,
+    ], "each downgrade is remembered"
+
+
+async def test_llama_cpp_pythons_500_for_json_schema_switches_to_its_own_form(make_client, sleeps) -> None:
+    """llama-cpp-python validates ``response_format.type`` and answers 500 for ``json_schema``."""
+    error = {
+        "error": {
+            "message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type')}"
+        }
+    }
+    async with FakeProviderServer(
+        [json_reply(error, status=500)] * 3 + [Reply(events=openai_stream(PIECES))]
+    ) as server:
+        chunks = [chunk async for chunk in make_client(server.base_url).stream(MESSAGES, WITH_SCHEMA)]
+
+    assert "".join(c.delta for c in chunks) == ANSWER
+    assert server.requests[-1].json["response_format"] == {"type": "json_object", "schema": STRUCTURED.guided}
+
+
+def tool_call_chunk(index: int, name: str | None = None, arguments: str | None = None) -> bytes:
+    function = {key: value for key, value in (("name", name), ("arguments", arguments)) if value is not None}
+    call = {"index": index, "type": "function", "function": function}
+    return openai_chunk(None, None).replace(b'"delta":{}', b'"delta":' + msgspec.json.encode({"tool_calls": [call]}))
+
+
+async def test_streamed_tool_call_fragments_arrive_whole_on_the_last_chunk(make_client) -> None:
+    events = [
+        tool_call_chunk(0, name="issue_refund", arguments=""),
+        tool_call_chunk(0, arguments='{"invoice'),
+        tool_call_chunk(0, arguments='_id": "INV-1001"}'),
+        openai_chunk(finish_reason="tool_calls"),
+        b"data: [DONE]\n\n",
+    ]
+    async with FakeProviderServer([Reply(events=events)]) as server:
+        chunks = [chunk async for chunk in make_client(server.base_url).stream(MESSAGES, WITH_SCHEMA)]
+
+    assert [c.tool_calls for c in chunks[:-1]] == [()] * (len(chunks) - 1)
+    assert chunks[-1].tool_calls == (ToolCall(name="issue_refund", arguments={"invoice_id": "INV-1001"}),)
+    assert chunks[-1].finish_reason == "tool_calls"
+
+
+async def test_a_buffered_tool_call_is_read_and_bad_arguments_count_as_none(make_client) -> None:
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"index": 0, "function": {"name": "issue_refund", "arguments": '{"invoice_id": "INV-1001"}'}},
+            {"index": 1, "function": {"name": "delete_account", "arguments": "not json"}},
+        ],
+    }
+    body = {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
+    async with FakeProviderServer([json_reply(body)]) as server:
+        completion = await make_client(server.base_url).complete(MESSAGES, WITH_SCHEMA)
+
+    assert completion.text == ""
+    assert completion.tool_calls == (
+        ToolCall(name="issue_refund", arguments={"invoice_id": "INV-1001"}),
+        ToolCall(name="delete_account", arguments={}),
+    )
