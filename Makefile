@@ -13,13 +13,22 @@ ARTIFACTS := test-artifacts
 LLAMA_VERSION := 0.3.36
 LLAMA_WHEELS := $(HOME)/.cache/agent-harness/llama-generic-$(LLAMA_VERSION)
 
-.PHONY: serve serve-local test lint typecheck docs docs-check unit eval eval-gate eval-local fuzz bench chromium nginx clean
+.PHONY: serve serve-local serve-cluster test lint typecheck docs docs-check unit eval eval-gate eval-local fuzz bench chromium nginx clean
 
 serve: $(VENV)/.installed
 	$(BIN)/harness serve
 
 serve-local: $(VENV)/.installed-local
 	$(BIN)/harness serve --provider local
+
+# Two instances on :8001 and :8002 sharing the local Redis and PostgreSQL: one service (docs/deploy.md).
+REDIS_URL ?= redis://127.0.0.1:6379/0
+DATABASE_URL ?= postgresql://postgres@127.0.0.1:5432/test
+CLUSTER_ENV = HARNESS_REDIS_URL=$(REDIS_URL) HARNESS_DATABASE_URL=$(DATABASE_URL)
+serve-cluster: $(VENV)/.installed-cluster
+	@env $(CLUSTER_ENV) HARNESS_DATA_DIR=.harness/cluster-8001 HARNESS_PORT=8001 $(BIN)/harness serve & first=$$!; \
+	env $(CLUSTER_ENV) HARNESS_DATA_DIR=.harness/cluster-8002 HARNESS_PORT=8002 $(BIN)/harness serve & second=$$!; \
+	trap 'kill -TERM $$first $$second 2>/dev/null; wait' INT TERM; wait
 
 test: $(VENV)/.installed-test $(NODE_TOOLS:%=%/node_modules) chromium nginx
 	$(MAKE) lint typecheck docs-check unit eval-gate
@@ -60,6 +69,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m bench.stream_throughput
 	$(BIN)/python -m bench.ttft
 	$(BIN)/python -m bench.guardrails
+	$(BIN)/python -m bench.cluster_load
 
 # Debian's Chromium drives the SPA's end-to-end tests (Playwright cannot download browsers here).
 chromium:
@@ -80,10 +90,14 @@ $(VENV)/.installed-local: pyproject.toml $(LLAMA_WHEELS)/.built | $(BIN)/python
 	$(PIP) install --force-reinstall --no-deps --no-index --find-links $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)
 	touch $@ $(VENV)/.installed
 
+$(VENV)/.installed-cluster: pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[cluster]'
+	touch $@ $(VENV)/.installed
+
 $(VENV)/.installed-test: pyproject.toml $(LLAMA_WHEELS)/.built | $(BIN)/python
 	$(PIP) install --find-links $(LLAMA_WHEELS) -e '.[test,local,cluster]'
 	$(PIP) install --force-reinstall --no-deps --no-index --find-links $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)
-	touch $@ $(VENV)/.installed $(VENV)/.installed-local
+	touch $@ $(VENV)/.installed $(VENV)/.installed-local $(VENV)/.installed-cluster
 
 $(LLAMA_WHEELS)/.built: | $(BIN)/python
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) wheel --no-deps --no-cache-dir -w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION)

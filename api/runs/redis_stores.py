@@ -8,7 +8,7 @@ import socket
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 
 from agent.config import redact_url
@@ -28,6 +28,7 @@ __all__ = ("connect_redis", "instance_name", "open_redis_stores")
 
 _CONNECT_TIMEOUT_S = 5
 _COMMAND_TIMEOUT_S = 10
+_MAX_CONNECTIONS = 64
 
 
 def instance_name() -> str:
@@ -37,13 +38,17 @@ def instance_name() -> str:
 
 async def connect_redis(url: str, *, single_connection: bool = False) -> Redis:
     """A client on ``url``; fails at once with ``StoreUnavailable`` when the server cannot be reached."""
-    redis = Redis.from_url(
+    # a bounded pool that makes a burst of commands wait for a connection rather than fail
+    pool = BlockingConnectionPool.from_url(
         url,
+        max_connections=1 if single_connection else _MAX_CONNECTIONS,
+        timeout=_COMMAND_TIMEOUT_S,
         socket_connect_timeout=_CONNECT_TIMEOUT_S,
         socket_timeout=_COMMAND_TIMEOUT_S,
         health_check_interval=15,
-        single_connection_client=single_connection,
     )
+    redis = Redis(connection_pool=pool, single_connection_client=single_connection)
+    redis.auto_close_connection_pool = True  # the client owns its pool: closing one closes the other
     try:
         await redis.ping()
     except (RedisError, OSError) as exc:
