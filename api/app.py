@@ -6,15 +6,20 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from litestar import Litestar, Request
+from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.middleware.rate_limit import RateLimitConfig
+from litestar.middleware.rate_limit import RateLimitConfig, get_remote_address
 from litestar.openapi import OpenAPIConfig
 
 from agent.clock import RandomIds, SystemClock
 from agent.runtime import open_agent
+from api.auth import ANONYMOUS, Principal
+from api.auth.authenticator import Authenticator
+from api.auth.middleware import bearer_authentication
 from api.errors import EXCEPTION_HANDLERS
 from api.openapi import TAGS, ContractJsonPlugin
 from api.routes.agui import ag_ui
+from api.routes.approvals import list_approvals
 from api.routes.health import healthz
 from api.routes.knowledge import get_document
 from api.routes.runs import cancel_run, get_run, run_events
@@ -65,19 +70,31 @@ def create_app(
             finally:
                 await runs.close()
 
-    middleware = []
+    middleware: list[Any] = []
+    if settings.auth.enabled:
+        middleware.append(bearer_authentication(Authenticator(settings.auth)))
+    stores: dict[str, Any] = {}
     if settings.rate_limit_per_minute > 0:
         middleware.append(
             RateLimitConfig(
-                rate_limit=("minute", settings.rate_limit_per_minute), check_throttle_handler=_is_turn_request
+                rate_limit=("minute", settings.rate_limit_per_minute),
+                check_throttle_handler=_is_turn_request,
+                identifier_for_request=_subject_or_address,
             ).middleware
         )
+        if settings.redis_url is not None:  # every instance counts the same turns
+            from litestar.stores.redis import RedisStore
+
+            stores["rate_limit"] = RedisStore.with_client(
+                url=settings.redis_url, namespace=f"{settings.redis_prefix}:rate-limit"
+            )
 
     return Litestar(
         route_handlers=[
             chat,
             resume_chat,
             ag_ui,
+            list_approvals,
             get_run,
             run_events,
             cancel_run,
@@ -86,8 +103,13 @@ def create_app(
             index,
             spa_asset,
         ],
-        dependencies={"runs": Provide(_runs, sync_to_thread=False)},
-        signature_namespace={"RunRegistry": RunRegistry},
+        dependencies={
+            "runs": Provide(_runs, sync_to_thread=False),
+            "principal": Provide(_principal, sync_to_thread=False),
+        },
+        signature_namespace={"RunRegistry": RunRegistry, "Principal": Principal},
+        state=State({"identity": settings.auth.enabled}),
+        stores=stores,
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=middleware,
@@ -107,6 +129,20 @@ def create_app(
 def _runs(request: Request[Any, Any, Any]) -> RunRegistry:
     runs: RunRegistry = request.app.state.runs
     return runs
+
+
+def _principal(request: Request[Any, Any, Any]) -> Principal:
+    """Who sent the request: set by the authentication middleware, or the one user when identity is off."""
+    user = request.scope.get("user")
+    return user if isinstance(user, Principal) else ANONYMOUS
+
+
+def _subject_or_address(request: Request[Any, Any, Any]) -> str:
+    """Rate limits count per subject when identity is on, per client address when it is off."""
+    user = request.scope.get("user")
+    if isinstance(user, Principal) and user.subject is not None:
+        return f"subject:{user.subject}"
+    return get_remote_address(request)
 
 
 def _is_turn_request(request: Request[Any, Any, Any]) -> bool:

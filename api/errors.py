@@ -58,7 +58,13 @@ def problem_response(
 
 def _api_error(request: Request[Any, Any, Any], exc: ApiError) -> Response[Problem]:
     return problem_response(
-        request, status=exc.status_code, code=exc.code, title=exc.title, detail=exc.detail, run_id=exc.run_id
+        request,
+        status=exc.status_code,
+        code=exc.code,
+        title=exc.title,
+        detail=exc.detail,
+        headers=exc.headers or None,
+        run_id=exc.run_id,
     )
 
 

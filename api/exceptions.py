@@ -1,8 +1,13 @@
 """Errors the API answers as ``application/problem+json``. Each class carries its status and stable code.
 
 ApiError
+├── TokenRejected (401)          token_missing, token_expired, …: no principal (see api/auth)
+├── Forbidden (403)
+│   ├── NotAnApprover           not_an_approver: deciding needs HARNESS_APPROVER_ROLE
+│   └── NotTheOwner             not_the_owner: only the run's owner may do this
 ├── NotFound (404)
-│   ├── RunNotFound             run_not_found: unknown run, or one of another session
+│   ├── RunNotFound             run_not_found: unknown run, or one of another session or subject
+│   ├── SessionNotFound         session_not_found: a session of another subject
 │   └── ApprovalNotFound        approval_not_found: the run waits for a different approval
 ├── Conflict (409)
 │   ├── SessionBusy             session_busy: the session has a run running or waiting
@@ -10,6 +15,7 @@ ApiError
 │   ├── RunFinished             run_finished: cancel of a run that has ended
 │   └── RunCancelled            run_cancelled: the JSON caller's run was cancelled meanwhile
 ├── InvalidCursor (422)          invalid_cursor: a Last-Event-ID or ?after= the run cannot have
+├── TooManyStreams (429)         too_many_streams: the subject holds its quota of open event streams
 ├── TurnFailed (500, 502, 503)  the run ended with an error event; ``code`` is the event's
 └── ServiceUnavailable (503)    service_unavailable: shutting down
 """
@@ -23,14 +29,20 @@ __all__ = (
     "ApprovalNotFound",
     "Conflict",
     "DocumentNotFound",
+    "Forbidden",
     "InvalidCursor",
+    "NotAnApprover",
     "NotFound",
+    "NotTheOwner",
     "RunCancelled",
     "RunFinished",
     "RunNotFound",
     "RunNotPaused",
     "ServiceUnavailable",
     "SessionBusy",
+    "SessionNotFound",
+    "TokenRejected",
+    "TooManyStreams",
     "TurnFailed",
 )
 
@@ -39,11 +51,43 @@ class ApiError(Exception):
     status_code: int = 500
     code: str = "internal_error"
     title: str = "Internal error"
+    default_headers: ClassVar[dict[str, str]] = {}
 
     def __init__(self, detail: str, *, run_id: str | None = None) -> None:
         super().__init__(detail)
         self.detail = detail
         self.run_id = run_id
+        self.headers = dict(self.default_headers)
+
+
+class TokenRejected(ApiError):
+    """No bearer token, or one that does not verify; ``code`` says which (``token_expired``, …)."""
+
+    status_code = 401
+    title = "Unauthorized"
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        # RFC 6750: a request with no token gets the challenge alone, a bad token also its error
+        challenge = 'Bearer realm="agent-harness"'
+        if code != "token_missing":
+            challenge += f', error="invalid_token", error_description="{detail}"'
+        self.headers = {"WWW-Authenticate": challenge}
+
+
+class Forbidden(ApiError):
+    status_code = 403
+
+
+class NotAnApprover(Forbidden):
+    code = "not_an_approver"
+    title = "Not an approver"
+
+
+class NotTheOwner(Forbidden):
+    code = "not_the_owner"
+    title = "Not the owner"
 
 
 class NotFound(ApiError):
@@ -53,6 +97,11 @@ class NotFound(ApiError):
 class RunNotFound(NotFound):
     code = "run_not_found"
     title = "Run not found"
+
+
+class SessionNotFound(NotFound):
+    code = "session_not_found"
+    title = "Session not found"
 
 
 class ApprovalNotFound(NotFound):
@@ -93,6 +142,13 @@ class InvalidCursor(ApiError):
     status_code = 422
     code = "invalid_cursor"
     title = "Invalid event cursor"
+
+
+class TooManyStreams(ApiError):
+    status_code = 429
+    code = "too_many_streams"
+    title = "Too many streams"
+    default_headers: ClassVar[dict[str, str]] = {"Retry-After": "5"}
 
 
 class ServiceUnavailable(ApiError):

@@ -48,6 +48,7 @@ from contracts import (
     EventType,
     Health,
     KnowledgeDocument,
+    PendingApprovals,
     Problem,
     ResumeRequest,
     RunSnapshot,
@@ -98,6 +99,7 @@ _REF = "#/components/schemas/{name}"
 _CONTRACT_TYPES: tuple[Any, ...] = (
     ChatRequest,
     ResumeRequest,
+    PendingApprovals,
     ChatResponse,
     RunSnapshot,
     Problem,
@@ -106,14 +108,37 @@ _CONTRACT_TYPES: tuple[Any, ...] = (
     AgUiRunInput,
 )
 _PROBLEMS = {
-    404: "Unknown run (or one of another session), approval or document",
+    401: (
+        "Identity is on and the request has no valid bearer token; `code` says why (`token_missing`, "
+        "`token_unknown`, `token_malformed`, `token_expired`, `token_not_yet_valid`, `token_signature_invalid`, "
+        "`token_audience_invalid`, `token_issuer_invalid`, `token_subject_missing`)"
+    ),
+    403: (
+        "The caller may see the run but not do this: `not_an_approver` (deciding needs HARNESS_APPROVER_ROLE), "
+        "`not_the_owner` (only the run's owner cancels it)"
+    ),
+    404: "Unknown run (or one of another session or subject), session of another subject, approval or document",
     409: "Conflict: the session has a run in progress, or the run is not waiting for this decision",
     413: "Request body too large",
     422: "Invalid request: every failing field is listed in `errors`",
-    429: "Rate limited: retry after `Retry-After` seconds",
+    429: (
+        "Rate limited (turns per minute per subject, or per address with identity off) or too many open event "
+        "streams for the subject: retry after `Retry-After` seconds"
+    ),
     500: "The agent failed unexpectedly (no half-filled ChatResponse is ever sent)",
     502: "The model provider failed mid-answer",
-    503: "The model provider is unavailable, or the service is shutting down",
+    503: "The model provider or a store is unavailable, or the service is shutting down",
+}
+PUBLIC_OPERATIONS = frozenset({"healthz"})
+"""Operations anyone may call when identity is on (besides the SPA's pages and this document)."""
+BEARER_SCHEME = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": (
+        "`Authorization: Bearer <token>`: a token from the service's tokens file, or a JWT (HS256, RS256 or "
+        "ES256) with `sub`, optional `roles` and `account_id`. Sessions and runs belong to the subject that "
+        "started them; to anyone else they do not exist (404)."
+    ),
 }
 _EVENT_STREAM_DESCRIPTION = (
     "With `Accept: text/event-stream` ranked above `application/json`: the run as Server-Sent Events. "
@@ -267,8 +292,9 @@ def contract_schemas() -> dict[str, Any]:
     return {**components, **agui_schemas(_REF)}
 
 
-def finalize(document: dict[str, Any]) -> dict[str, Any]:
-    """Litestar's document with the contract's schemas, and without the 400 this API never answers."""
+def finalize(document: dict[str, Any], *, identity: bool) -> dict[str, Any]:
+    """Litestar's document with the contract's schemas, without the 400 this API never answers, and, when
+    ``identity`` is on, the bearer scheme required by every operation but the public ones."""
     for path_item in document.get("paths", {}).values():
         for operation in path_item.values():
             for parameter in operation.get("parameters", []):
@@ -276,11 +302,20 @@ def finalize(document: dict[str, Any]) -> dict[str, Any]:
             responses = operation.get("responses", {})
             responses.pop("400", None)
             if "429" in responses:
-                responses["429"]["headers"] = {
-                    "Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}
-                }
-    document.setdefault("components", {})["schemas"] = contract_schemas()
+                responses["429"]["headers"] = {"Retry-After": _header("Seconds to wait before retrying.", "integer")}
+            if "401" in responses:
+                responses["401"]["headers"] = {"WWW-Authenticate": _header("The bearer challenge (RFC 6750).")}
+            if identity:
+                operation["security"] = [] if operation["operationId"] in PUBLIC_OPERATIONS else [{"bearer": []}]
+    components = document.setdefault("components", {})
+    components["schemas"] = contract_schemas()
+    if identity:
+        components["securitySchemes"] = {"bearer": BEARER_SCHEME}
     return document
+
+
+def _header(description: str, kind: str = "string") -> dict[str, Any]:
+    return {"description": description, "schema": {"type": kind}}
 
 
 def _never_null(schema: dict[str, Any]) -> dict[str, Any]:
@@ -298,7 +333,7 @@ def openapi_document(app: Litestar) -> dict[str, Any]:
     """The document ``/schema/openapi.json`` serves and ``harness docs`` writes to docs/openapi.json."""
     cached: dict[str, Any] | None = app.state.get("openapi_document")
     if cached is None:
-        cached = finalize(app.openapi_schema.to_schema())
+        cached = finalize(app.openapi_schema.to_schema(), identity=bool(app.state.get("identity")))
         app.state["openapi_document"] = cached
     return cached
 

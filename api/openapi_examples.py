@@ -135,6 +135,17 @@ def _problem(status: int, code: str, title: str, detail: str, **extra: Any) -> A
 
 
 PROBLEM_EXAMPLES: dict[int, dict[str, Any]] = {
+    401: {
+        "no token": _problem(
+            401, "token_missing", "Unauthorized", "This service needs `Authorization: Bearer <token>`."
+        ),
+        "expired token": _problem(401, "token_expired", "Unauthorized", "The bearer token has expired."),
+    },
+    403: {
+        "not an approver": _problem(
+            403, "not_an_approver", "Not an approver", "Only subjects with the role 'approver' decide approvals."
+        )
+    },
     404: {"unknown run": _problem(404, "run_not_found", "Run not found", f"There is no run {_RUN}.")},
     409: {
         "session busy": _problem(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agent.config import AgentConfig, ConfigError, read_float, read_optional_int, redact_url
+from api.auth.config import AuthConfig
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -41,6 +42,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Every Redis key of the service starts with this and a colon (``HARNESS_REDIS_PREFIX``)."""
     run_lease_s: float = 10.0
     """How long an instance may go silent before the runs it executes count as lost (``HARNESS_RUN_LEASE_S``)."""
+    auth: AuthConfig = msgspec.field(default_factory=AuthConfig)
+    """Identity: off by default (one user, no login); see ``AuthConfig``."""
     agent: AgentConfig = msgspec.field(default_factory=AgentConfig)
 
     @property
@@ -87,6 +90,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             redis_url=redis_url,
             redis_prefix=prefix,
             run_lease_s=lease_s,
+            auth=AuthConfig.from_env(env),
             agent=agent,
         )
 

@@ -13,6 +13,7 @@ from contracts.agui import (
     AgUiResolvedEntry,
     AgUiRunInput,
 )
+from contracts.approvals import ApprovalRequest, PendingApprovals
 from contracts.events import (
     ENVELOPE_VERSION,
     TERMINAL_EVENT_TYPES,
@@ -73,6 +74,7 @@ __all__ = (
     "Answer",
     "AnswerKind",
     "ApprovalDecision",
+    "ApprovalRequest",
     "ChatRequest",
     "ChatResponse",
     "Citation",
@@ -97,6 +99,7 @@ __all__ = (
     "Paused",
     "PausedEvent",
     "PendingApproval",
+    "PendingApprovals",
     "Problem",
     "ResumeRequest",
     "RunError",

@@ -114,7 +114,7 @@ class Usage(msgspec.Struct, kw_only=True):
     ]
 
 
-class ChatResponse(msgspec.Struct, kw_only=True):
+class ChatResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The outcome of one turn (or of the part of it before a pause)."""
 
     session_id: SessionId
@@ -125,3 +125,12 @@ class ChatResponse(msgspec.Struct, kw_only=True):
     pending_approval: PendingApproval | None
     trace: list[TraceEntry]
     usage: Usage
+    decided_by: Annotated[
+        str | None,
+        msgspec.Meta(
+            description=(
+                "Who approved or rejected the action of this turn (the subject of their token); omitted when "
+                "nobody decided, and when identity is off."
+            )
+        ),
+    ] = None

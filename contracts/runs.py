@@ -49,3 +49,7 @@ class RunSnapshot(msgspec.Struct, kw_only=True):
     ]
     pending_approval: PendingApproval | None
     error: RunError | None
+    decided_by: Annotated[
+        str | None,
+        msgspec.Meta(description="Who decided the run's approval (the subject of their token); `null` until then."),
+    ] = None

@@ -19,6 +19,7 @@ from contracts import ChatRequest, Envelope
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator
 
+    from api.auth import Principal
     from api.runs.registry import RunRegistry
     from contracts import ResumeRequest
 
@@ -36,12 +37,13 @@ class OpenedRun:
     """The run's envelopes from where this request picks it up, ``None`` for each heartbeat."""
 
 
-async def open_run(runs: RunRegistry, turn: ChatRequest | ResumeRequest) -> OpenedRun:
-    """Start the turn or resume the run (their errors propagate: 404, 409, 503), and follow it from there."""
+async def open_run(runs: RunRegistry, turn: ChatRequest | ResumeRequest, principal: Principal) -> OpenedRun:
+    """Start the turn or resume the run for ``principal`` (their errors propagate: 403, 404, 409, 503), and
+    follow it from there."""
     if isinstance(turn, ChatRequest):
-        run, after = await runs.start_turn(turn.message, turn.session_id), 0
+        run, after = await runs.start_turn(turn.message, turn.session_id, principal), 0
     else:
-        run, after = await runs.resume(turn)
+        run, after = await runs.resume(turn, principal)
     return OpenedRun(run.run_id, run.session_id, _envelopes(runs, run.run_id, after))
 
 

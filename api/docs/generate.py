@@ -11,6 +11,7 @@ import msgspec
 
 from agent.config import AgentConfig
 from api.app import create_app
+from api.auth import AuthConfig
 from api.docs.asyncapi import asyncapi_document
 from api.docs.events_md import render_events_md
 from api.docs.samples import sample_frames
@@ -26,7 +27,9 @@ def generate_docs() -> dict[str, bytes]:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # the sample runs' requests are not news
     samples = asyncio.run(sample_frames())
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app(Settings(agent=AgentConfig(data_dir=Path(tmp))))
+        # the committed document describes the whole contract, identity included: generated with it on
+        identity = AuthConfig(jwt_secret="the committed document is generated with identity on")
+        app = create_app(Settings(auth=identity, agent=AgentConfig(data_dir=Path(tmp))))
         openapi = openapi_document(app)
     files = {
         "openapi.json": _json(openapi),

@@ -9,10 +9,12 @@ from litestar.response import Stream
 
 from api.agui import AgUiTranslator, agui_stream, open_run, requested_turn
 from api.agui.openapi import AgUiOperation
+from api.auth import Principal
 from api.negotiation import EVENT_STREAM
 from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, problem_responses
 from api.routes.turns import SSE_HEADERS
 from api.runs.registry import RunRegistry
+from api.runs.stream import StreamSlot
 from contracts.agui import AgUiRunInput
 
 __all__ = ("ag_ui",)
@@ -25,12 +27,19 @@ __all__ = ("ag_ui",)
     status_code=200,
     summary="Run the agent over AG-UI 1.0: a new turn, or the answer to a paused run's interrupt",
     operation_class=AgUiOperation,
-    responses=problem_responses(404, 409, 413, 422, 429, 503),
+    responses=problem_responses(401, 403, 404, 409, 413, 422, 429, 503),
 )
-async def ag_ui(data: JSONBody[AgUiRunInput], runs: NamedDependency[RunRegistry]) -> Stream:
-    opened = await open_run(runs, requested_turn(data))
+async def ag_ui(
+    data: JSONBody[AgUiRunInput], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+) -> Stream:
+    slot = await StreamSlot.take(runs, principal)
+    try:
+        opened = await open_run(runs, requested_turn(data), principal)
+    except BaseException:
+        await slot.release()
+        raise
     return Stream(
-        agui_stream(opened, AgUiTranslator(thread_id=data.thread_id, run_id=data.run_id)),
+        slot.hold(agui_stream(opened, AgUiTranslator(thread_id=data.thread_id, run_id=data.run_id))),
         media_type=EVENT_STREAM,
         headers={**SSE_HEADERS, RUN_ID_HEADER: opened.run_id, SESSION_ID_HEADER: opened.session_id},
     )

@@ -22,6 +22,7 @@ __all__ = ("healthz",)
     tags=["health"],
     summary="Whether the service can serve",
     cache=False,
+    public=True,
     responses=problem_responses(503),
 )
 async def healthz(runs: NamedDependency[RunRegistry]) -> Health:

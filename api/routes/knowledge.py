@@ -19,7 +19,7 @@ __all__ = ("get_document",)
     operation_id="getDocument",
     tags=["knowledge"],
     summary="A knowledge-base document, as cited by answers",
-    responses=problem_responses(404),
+    responses=problem_responses(401, 404),
 )
 async def get_document(doc_id: FromPath[str], runs: NamedDependency[RunRegistry]) -> KnowledgeDocument:
     document = runs.agent.deps.knowledge.get(doc_id)

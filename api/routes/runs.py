@@ -8,6 +8,7 @@ from litestar import Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 
+from api.auth import Principal
 from api.exceptions import InvalidCursor
 from api.openapi import (
     ENDED_STREAM_RESPONSE,
@@ -20,6 +21,7 @@ from api.openapi import (
 from api.routes.turns import sse_response
 from api.runs.records import FINISHED
 from api.runs.run import Run
+from api.runs.stream import StreamSlot
 from contracts import RunSnapshot, SessionId
 
 if TYPE_CHECKING:
@@ -46,12 +48,15 @@ SessionQuery = Annotated[
     tags=["runs"],
     summary="Where a run stands",
     operation_class=RunOperation,
-    responses=problem_responses(404, 422),
+    responses=problem_responses(401, 404, 422),
 )
 async def get_run(
-    run_id: FromPath[str], runs: NamedDependency[RunRegistry], session_id: SessionQuery = None
+    run_id: FromPath[str],
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+    session_id: SessionQuery = None,
 ) -> RunSnapshot:
-    found = await runs.get(run_id, session_id)
+    found = await runs.get(run_id, session_id, principal)
     return found.snapshot() if isinstance(found, Run) else found.snapshot
 
 
@@ -61,11 +66,13 @@ async def get_run(
     tags=["runs"],
     summary="A run's events: replay after the cursor, then the live tail",
     operation_class=EventStreamOperation,
-    responses={204: ENDED_STREAM_RESPONSE, **problem_responses(404, 422)},
+    responses={204: ENDED_STREAM_RESPONSE, **problem_responses(401, 404, 422, 429)},
 )
 async def run_events(
     run_id: FromPath[str],
     runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+    *,
     session_id: SessionQuery = None,
     after: Annotated[
         int, QueryParameter(name="after", ge=0, description="Send events with a greater seq; Last-Event-ID wins.")
@@ -82,13 +89,13 @@ async def run_events(
         ),
     ] = None,
 ) -> Response[Any]:
-    found = await runs.get(run_id, session_id)
+    found = await runs.get(run_id, session_id, principal)
     cursor = _cursor(run_id, after, last_event_id)
     snapshot = found.snapshot() if isinstance(found, Run) else found.snapshot
     if snapshot.status in FINISHED and cursor >= snapshot.last_seq:
         # nothing can follow the terminal event: 204 is what makes a browser's EventSource stop reconnecting
         return Response(None, status_code=204)
-    return sse_response(runs, run_id, cursor)
+    return sse_response(runs, run_id, cursor, await StreamSlot.take(runs, principal))
 
 
 @post(
@@ -98,13 +105,16 @@ async def run_events(
     status_code=202,
     summary="Cancel a run",
     operation_class=RunOperation,
-    responses=problem_responses(404, 409, 422),
+    responses=problem_responses(401, 403, 404, 409, 422),
 )
 async def cancel_run(
-    run_id: FromPath[str], runs: NamedDependency[RunRegistry], session_id: SessionQuery = None
+    run_id: FromPath[str],
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+    session_id: SessionQuery = None,
 ) -> Response[RunSnapshot]:
-    found = await runs.get(run_id, session_id)
-    return Response(await runs.cancel(found), status_code=202)
+    found = await runs.get(run_id, session_id, principal)
+    return Response(await runs.cancel(found, principal), status_code=202)
 
 
 def _cursor(run_id: str, after: int, last_event_id: str | None) -> int:

@@ -36,12 +36,12 @@ class AssetNotFound(NotFound):
     title = "Not found"
 
 
-@get("/", include_in_schema=False, cache=False)
+@get("/", include_in_schema=False, cache=False, public=True)
 async def index() -> Response[bytes]:
     return Response((SPA_DIR / "index.html").read_bytes(), media_type="text/html", headers=_HEADERS)
 
 
-@get("/spa/{name:str}", include_in_schema=False, cache=False)
+@get("/spa/{name:str}", include_in_schema=False, cache=False, public=True)
 async def spa_asset(name: FromPath[str]) -> Response[bytes]:
     match = _ASSET.match(name)
     path = SPA_DIR / name

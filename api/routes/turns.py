@@ -10,10 +10,11 @@ from litestar.di import NamedDependency
 from litestar.params import JSONBody
 from litestar.response import Stream
 
+from api.auth import Principal
 from api.exceptions import RunCancelled, TurnFailed
 from api.negotiation import EVENT_STREAM, wants_event_stream
 from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, ResumeOperation, TurnOperation, problem_responses
-from api.runs.stream import follow_run
+from api.runs.stream import StreamSlot, follow_run
 from contracts import ChatRequest, ChatResponse, ResumeRequest
 
 if TYPE_CHECKING:
@@ -33,13 +34,21 @@ CLIENT_CLOSED_REQUEST = 499
     status_code=200,
     summary="Send a message: one turn of the agent",
     operation_class=TurnOperation,
-    responses=problem_responses(409, 413, 422, 429, 500, 502, 503),
+    responses=problem_responses(401, 404, 409, 413, 422, 429, 500, 502, 503),
 )
 async def chat(
-    data: JSONBody[ChatRequest], request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]
+    data: JSONBody[ChatRequest],
+    request: Request[Any, Any, Any],
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
 ) -> Response[Any]:
-    run = await runs.start_turn(data.message, data.session_id)
-    return await _answer(request, runs, run, after=0)
+    slot = await _slot_if_streaming(request, runs, principal)
+    try:
+        run = await runs.start_turn(data.message, data.session_id, principal)
+    except BaseException:
+        await slot.release()
+        raise
+    return await _answer(request, runs, run, after=0, slot=slot)
 
 
 @post(
@@ -49,29 +58,46 @@ async def chat(
     status_code=200,
     summary="Approve or reject the action a paused run waits for",
     operation_class=ResumeOperation,
-    responses=problem_responses(404, 409, 413, 422, 429, 500, 502, 503),
+    responses=problem_responses(401, 403, 404, 409, 413, 422, 429, 500, 502, 503),
 )
 async def resume_chat(
-    data: JSONBody[ResumeRequest], request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]
+    data: JSONBody[ResumeRequest],
+    request: Request[Any, Any, Any],
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
 ) -> Response[Any]:
-    run, cursor = await runs.resume(data)
-    return await _answer(request, runs, run, after=cursor)
+    slot = await _slot_if_streaming(request, runs, principal)
+    try:
+        run, cursor = await runs.resume(data, principal)
+    except BaseException:
+        await slot.release()
+        raise
+    return await _answer(request, runs, run, after=cursor, slot=slot)
 
 
-def sse_response(runs: RunRegistry, run_id: str, after: int, *, headers: dict[str, str] | None = None) -> Stream:
+def sse_response(
+    runs: RunRegistry, run_id: str, after: int, slot: StreamSlot, *, headers: dict[str, str] | None = None
+) -> Stream:
     return Stream(
-        follow_run(runs, run_id, after),
+        slot.hold(follow_run(runs, run_id, after)),
         media_type=EVENT_STREAM,
         headers={**SSE_HEADERS, **(headers or {})},
     )
 
 
+async def _slot_if_streaming(request: Request[Any, Any, Any], runs: RunRegistry, principal: Principal) -> StreamSlot:
+    """A stream slot taken before the turn starts, so a 429 changes nothing; an empty one for JSON."""
+    if wants_event_stream(request.headers.get("accept")):
+        return await StreamSlot.take(runs, principal)
+    return StreamSlot(runs, None)
+
+
 async def _answer(
-    request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry], run: Run, *, after: int
+    request: Request[Any, Any, Any], runs: RunRegistry, run: Run, *, after: int, slot: StreamSlot
 ) -> Response[Any]:
     names = {RUN_ID_HEADER: run.run_id, SESSION_ID_HEADER: run.session_id}
     if wants_event_stream(request.headers.get("accept")):
-        return sse_response(runs, run.run_id, after, headers=names)
+        return sse_response(runs, run.run_id, after, slot, headers=names)
     with runs.subscribed(run.run_id):
         settled = asyncio.ensure_future(run.wait_settled(after))
         left = asyncio.ensure_future(_disconnected(request))

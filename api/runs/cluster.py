@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from api.auth.quotas import StreamQuota
     from api.runs.registry import RunRegistry
     from api.runs.run import Run
 
@@ -15,6 +16,11 @@ __all__ = ("Cluster",)
 
 
 class Cluster(Protocol):
+    @property
+    def streams(self) -> StreamQuota:
+        """Open event streams per subject, counted across the instances."""
+        ...
+
     async def start(self, registry: RunRegistry) -> None:
         """Start renewing this instance's leases, ending lost runs, and listening to the others."""
         ...

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
+    from api.auth.policy import SessionAccess
     from api.runs.records import RunRecord, StoredEvent
 
 __all__ = ("EventLog",)
@@ -55,9 +56,13 @@ class EventLog(Protocol):
         """The run's record, its ``last_seq`` the last committed event's."""
         ...
 
-    async def begin_run(self, record: RunRecord) -> str | None:
+    async def begin_run(self, record: RunRecord, access: SessionAccess) -> str | None:
         """Record a new run and take the right to write it; when its session has an unfinished run, change
-        nothing and return that run's id."""
+        nothing and return that run's id. A session ``access`` may not continue raises ``SessionNotFound``."""
+        ...
+
+    async def waiting_runs(self) -> list[RunRecord]:
+        """Every run paused for a human, oldest first."""
         ...
 
     async def claim_run(self, run_id: str) -> RunRecord | None:

@@ -49,6 +49,7 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
             run.pause(chat_response(values, paused=True), approval)
         else:
             response = chat_response(values, paused=False)
+            response.decided_by = run.record.snapshot.decided_by  # the interaction log records who decided
             interaction_id = await agent.interactions.record(
                 agent.deps.ids.new("int"), values["message"], response, format_timestamp(agent.deps.clock.now_ns())
             )

@@ -6,7 +6,14 @@ import msgspec
 
 from contracts import RunSnapshot
 
-__all__ = ("FINISHED", "EncodedRecord", "RunRecord", "StoredEvent", "decode_record", "trim_point")
+__all__ = (
+    "FINISHED",
+    "EncodedRecord",
+    "RunRecord",
+    "StoredEvent",
+    "decode_record",
+    "trim_point",
+)
 
 FINISHED = frozenset({"completed", "failed", "cancelled"})
 """Run statuses after a terminal event."""
@@ -24,6 +31,8 @@ class RunRecord(msgspec.Struct, kw_only=True):
     paused_at_ns: int | None = None
     """When the run paused for its human, to report ``human_wait_ms`` after the resume."""
     human_wait_ms: float | None = None
+    owner: str | None = None
+    """The subject who started the run; None when identity was off."""
 
     def encode(self) -> EncodedRecord:
         """The record as the log writes it, frozen now: later changes to the run do not reach the store."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent.stores import is_store_failure
 from agent.stores.postgres import ping
+from api.runs.redis_quota import RedisStreamQuota
 from api.runs.redis_scripts import SUBSCRIBERS
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ class RedisCluster:
         keys: RunKeys,
         instance: str,
         lease_s: float,
+        streams_per_subject: int,
     ) -> None:
         self._redis = redis
         self._blocking = blocking
@@ -74,6 +76,10 @@ class RedisCluster:
         self._reading = False
         self._changes: asyncio.Queue[tuple[str, bool]] = asyncio.Queue()
         self._stopping = False
+        self.streams = RedisStreamQuota(
+            redis, prefix=keys.prefix, instance=instance, limit=streams_per_subject, ttl_ms=3 * self._lease_ms
+        )
+        """Open event streams per subject, counted across the instances."""
 
     @property
     def registry(self) -> RunRegistry:
@@ -156,6 +162,7 @@ class RedisCluster:
         for run in registry.orphaned():
             if not await self._followed_elsewhere(run.run_id):
                 registry.start_grace(run)
+        await self.streams.renew()
 
     async def _listen(self) -> None:
         pubsub = self._redis.pubsub(ignore_subscribe_messages=True)

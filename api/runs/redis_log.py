@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING, Any, cast
 
 from agent.stores import is_store_failure
+from api.exceptions import SessionNotFound
 from api.runs.records import EncodedRecord, StoredEvent, decode_record
 from api.runs.redis_scripts import APPEND, BEGIN, CLAIM, RELEASE, RENEW
 
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
 
     from redis.asyncio import Redis
 
+    from api.auth.policy import SessionAccess
     from api.runs.records import RunRecord
     from api.runs.run_archive import RunArchive
 
@@ -57,6 +60,9 @@ class RunKeys:
 
     def session(self, session_id: str) -> str:
         return f"{self.prefix}:session:{session_id}"
+
+    def owner(self, session_id: str) -> str:
+        return f"{self.prefix}:session:{session_id}:owner"
 
     def run_id_of_events(self, key: bytes | str) -> str:
         name = key.decode() if isinstance(key, bytes) else key
@@ -165,30 +171,41 @@ class RedisEventLog:
             return await self._archive.load(run_id)
         return _with_last_seq(decode_record(data), last_seq)
 
-    async def begin_run(self, record: RunRecord) -> str | None:
+    async def begin_run(self, record: RunRecord, access: SessionAccess) -> str | None:
         snapshot = record.snapshot
         keys = self.keys
-        busy = await self._begin(
-            keys=[
-                keys.session(snapshot.session_id),
-                keys.run(snapshot.run_id),
-                keys.lease(snapshot.run_id),
-                keys.running,
-            ],
+        run_id, session_id = snapshot.run_id, snapshot.session_id
+        outcome = await self._begin(
+            keys=[keys.session(session_id), keys.run(run_id), keys.lease(run_id), keys.running, keys.owner(session_id)],
             args=[
                 keys.prefix,
-                snapshot.run_id,
+                run_id,
                 self.instance,
                 self._lease_ms,
                 record.encode().data,
-                snapshot.session_id,
+                session_id,
+                access.owner or "",
+                int(access.any_session),
+                int(access.unowned_sessions),
             ],
         )
-        if busy is not None:
-            return str(busy.decode() if isinstance(busy, bytes) else busy)
-        self._unarchived[snapshot.run_id] = record.encode()
+        if outcome[0] == b"foreign":
+            raise SessionNotFound(f"There is no session {session_id}.")
+        if outcome[0] == b"busy":
+            return str(outcome[1].decode())
+        self._unarchived[run_id] = record.encode()
         self._archive_wanted.set()
         return None
+
+    async def waiting_runs(self) -> list[RunRecord]:
+        members = cast("list[bytes]", await self._redis.zrange(f"{self.keys.prefix}:waiting", 0, -1))
+        if not members:
+            return []
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for member in members:
+                pipe.hget(self.keys.run(member.decode()), "record")
+            found = await pipe.execute()
+        return [decode_record(data) for data in found if data is not None]
 
     async def claim_run(self, run_id: str) -> RunRecord | None:
         found = await self._claim(
@@ -280,6 +297,7 @@ class RedisEventLog:
                 ]
                 for event in run.events:
                     args += (event.seq, event.type, event.frame)
+                args.append(time.time_ns() // 1_000_000)
                 await self._append(
                     keys=[keys.run(run_id), keys.events(run_id), keys.lease(run_id), keys.running],
                     args=args,

@@ -12,22 +12,29 @@ already in the stream with the same bytes is skipped, which makes a retried batc
 
 from __future__ import annotations
 
-__all__ = ("APPEND", "BEGIN", "CLAIM", "RELEASE", "RENEW", "SUBSCRIBERS")
+__all__ = ("APPEND", "BEGIN", "CLAIM", "RELEASE", "RENEW", "STREAM_SLOT", "SUBSCRIBERS")
 
 BEGIN = """
+local owner = redis.call('GET', KEYS[5])
+if owner then
+  if ARGV[8] ~= '1' and owner ~= ARGV[7] and not (owner == '' and ARGV[9] == '1') then return {'foreign'} end
+end
 local current = redis.call('GET', KEYS[1])
 if current and current ~= ARGV[2] then
   local status = redis.call('HGET', ARGV[1] .. ':run:' .. current, 'status')
-  if status == 'running' or status == 'waiting' then return current end
+  if status == 'running' or status == 'waiting' then return {'busy', current} end
 end
+if not owner then redis.call('SET', KEYS[5], ARGV[7]) end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
 redis.call('HSET', KEYS[2], 'record', ARGV[5], 'status', 'running', 'session', ARGV[6], 'last_seq', 0, 'trimmed', 1)
 redis.call('SADD', KEYS[4], ARGV[2])
-return false
+return {'begun'}
 """
-"""KEYS: session, run, lease, running. ARGV: prefix, run id, owner, lease ms, record, session id.
-Returns the session's other unfinished run, or nil once the run is recorded and leased to ``owner``."""
+"""KEYS: session's unfinished run, run, lease, running, session's owner. ARGV: prefix, run id, lease owner, lease ms,
+record, session id, the caller's subject ('' when identity is off), '1' when any session is the caller's,
+'1' when the sessions of no one (created with identity off) are the caller's. Returns ``{'begun'}`` once the
+run is recorded and leased, ``{'busy', run_id}`` or ``{'foreign'}``; a new session becomes the caller's."""
 
 APPEND = """
 if redis.call('GET', KEYS[3]) ~= ARGV[3] then return {'fenced', -1} end
@@ -57,6 +64,11 @@ end
 if ARGV[6] ~= '' then
   local status = ARGV[7]
   redis.call('HSET', KEYS[1], 'record', ARGV[6], 'status', status)
+  if status == 'waiting' then
+    redis.call('ZADD', ARGV[1] .. ':waiting', 'NX', ARGV[10 + 3 * count], ARGV[2])
+  else
+    redis.call('ZREM', ARGV[1] .. ':waiting', ARGV[2])
+  end
   if status == 'running' then
     redis.call('SADD', KEYS[4], ARGV[2])
   else
@@ -71,7 +83,8 @@ end
 return {'ok', last}
 """
 """KEYS: run, events, lease, running. ARGV: prefix, run id, owner, replay window, lease ms, record or '',
-status, session id, event count, then seq, type and frame of each event. Returns ``{'ok', last_seq}``,
+status, session id, event count, then seq, type and frame of each event, then the record's time (ms) for
+the ``<prefix>:waiting`` index (oldest first) of paused runs. Returns ``{'ok', last_seq}``,
 or ``{'fenced', last_seq}`` when nothing was written because the caller may no longer write the run."""
 
 CLAIM = """
@@ -122,3 +135,15 @@ return alive
 """
 """KEYS: the run's subscriber hash. ARGV: 'set' | 'del' | 'count', instance, ttl ms. Instances register the
 streams they hold on a run that executes elsewhere; 'count' answers how many other instances do."""
+
+STREAM_SLOT = """
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now_ms + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+"""KEYS: the subject's open streams (a sorted set by expiry). ARGV: the new slot, the limit, its ttl ms.
+1 when the slot was taken, 0 when the subject holds its limit of unexpired slots."""

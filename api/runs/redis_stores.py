@@ -80,7 +80,16 @@ async def open_redis_stores(settings: Settings, agent: Agent) -> AsyncIterator[t
         lease_s=settings.run_lease_s,
         replay_window=settings.replay_window,
     )
-    cluster = RedisCluster(redis, blocking, database, log, keys=keys, instance=instance, lease_s=settings.run_lease_s)
+    cluster = RedisCluster(
+        redis,
+        blocking,
+        database,
+        log,
+        keys=keys,
+        instance=instance,
+        lease_s=settings.run_lease_s,
+        streams_per_subject=settings.auth.streams_per_subject,
+    )
     try:
         yield log, cluster
     finally:

@@ -19,8 +19,12 @@ import msgspec
 from agent.clock import format_timestamp
 from agent.events import read_topology
 from agent.turns import thread_config
+from api.auth import ANONYMOUS, AccessPolicy
+from api.auth.quotas import LocalStreamQuota
 from api.exceptions import (
     ApprovalNotFound,
+    NotAnApprover,
+    NotTheOwner,
     RunFinished,
     RunNotFound,
     RunNotPaused,
@@ -32,13 +36,15 @@ from api.runs.feed import RunFeed
 from api.runs.frames import FrameEncoder
 from api.runs.records import FINISHED, RunRecord
 from api.runs.run import Run
-from contracts import ErrorInfo, RunSnapshot
+from contracts import ApprovalRequest, ErrorInfo, RunSnapshot
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from agent.clock import Clock, IdFactory
     from agent.runtime import Agent
+    from api.auth import Principal
+    from api.auth.quotas import StreamQuota
     from api.runs.cluster import Cluster
     from api.runs.event_log import EventLog
     from api.runs.feed import Follower
@@ -73,6 +79,10 @@ class RunRegistry:
         self.settings = settings
         self.clock = clock
         self.cluster = cluster
+        self.access = AccessPolicy(settings.auth)
+        self.streams: StreamQuota = (
+            cluster.streams if cluster is not None else LocalStreamQuota(settings.auth.streams_per_subject)
+        )
         self._ids = ids
         self.encoder = FrameEncoder()
         self.feed = RunFeed(self._followers_changed)
@@ -128,7 +138,8 @@ class RunRegistry:
 
     # --- turns ---
 
-    async def start_turn(self, message: str, session_id: str | None) -> Run:
+    async def start_turn(self, message: str, session_id: str | None, principal: Principal = ANONYMOUS) -> Run:
+        """Start a turn as a new run in ``session_id`` (a new session when None) for ``principal``."""
         self._refuse_when_closing()
         session_id = session_id or self._ids.new("s")
         now = format_timestamp(self.clock.now_ns())
@@ -143,8 +154,8 @@ class RunRegistry:
             pending_approval=None,
             error=None,
         )
-        record = RunRecord(snapshot=snapshot)
-        busy = await self.log.begin_run(record)
+        record = RunRecord(snapshot=snapshot, owner=principal.subject)
+        busy = await self.log.begin_run(record, self.access.session_access(principal))
         if busy is not None:
             raise SessionBusy(
                 f"Session {session_id} has run {busy} unfinished; wait for it, decide it or cancel it.",
@@ -156,10 +167,12 @@ class RunRegistry:
         self._launch(run, turn)
         return run
 
-    async def resume(self, request: ResumeRequest) -> tuple[Run, int]:
-        """Continue a waiting run with the human's decision; returns the run and the seq it resumes after."""
+    async def resume(self, request: ResumeRequest, principal: Principal = ANONYMOUS) -> tuple[Run, int]:
+        """Continue a waiting run with ``principal``'s decision; returns the run and the seq it resumes after."""
         self._refuse_when_closing()
-        found = await self.get(request.run_id, request.session_id)
+        found = await self.get(request.run_id, request.session_id, principal)
+        if not self.access.may_decide(principal, found.record if isinstance(found, Run) else found):
+            raise NotAnApprover(f"Only subjects with the role {self.access.approver_role!r} decide approvals.")
         _check_decidable(found.snapshot() if isinstance(found, Run) else found.snapshot, request)
         record = await self.log.claim_run(request.run_id)
         if record is None:
@@ -171,7 +184,7 @@ class RunRegistry:
             raise
         run = self._track(record)
         cursor = run.last_seq
-        run.resume()
+        run.resume(decided_by=principal.subject)
         run.emit(msgspec.structs.replace(self._topology, session_id=run.session_id))
         decision = {
             "approval_id": request.approval_id,
@@ -181,9 +194,11 @@ class RunRegistry:
         self._launch(run, decision, resume=True)
         return run, cursor
 
-    async def cancel(self, found: Run | RunRecord) -> RunSnapshot:
+    async def cancel(self, found: Run | RunRecord, principal: Principal = ANONYMOUS) -> RunSnapshot:
         """End the run with an ``error`` event ``cancelled``: at once when it waits or runs here, as soon as its
         executor hears of it when it runs elsewhere. Returns the run as it stands then."""
+        if not self.access.owns(principal, found.record if isinstance(found, Run) else found):
+            raise NotTheOwner("Only the subject who started a run may cancel it.")
         if isinstance(found, Run) and not found.settled:
             self.abort(found, "cancelled")
             return await _settled_snapshot(found, found.last_seq)
@@ -231,16 +246,40 @@ class RunRegistry:
         """The run when it executes on this instance."""
         return self._live.get(run_id)
 
-    async def get(self, run_id: str, session_id: str | None = None) -> Run | RunRecord:
-        """The live run, or the record of one that is not executing here; 404 for unknown runs and other
-        sessions' runs."""
+    async def get(
+        self, run_id: str, session_id: str | None = None, principal: Principal = ANONYMOUS
+    ) -> Run | RunRecord:
+        """The live run, or the record of one that is not executing here; 404 for unknown runs, other sessions'
+        runs, and runs ``principal`` may not read."""
         found: Run | RunRecord | None = self._live.get(run_id) or await self.log.load_run(run_id)
         if found is None:
             raise RunNotFound(f"There is no run {run_id}" + _for_session(session_id))
-        owner = found.session_id if isinstance(found, Run) else found.snapshot.session_id
-        if session_id is not None and session_id != owner:
+        record = found.record if isinstance(found, Run) else found
+        if (session_id is not None and session_id != record.snapshot.session_id) or not self.access.may_read(
+            principal, record
+        ):
             raise RunNotFound(f"There is no run {run_id}" + _for_session(session_id))
         return found
+
+    async def pending_approvals(self, principal: Principal = ANONYMOUS) -> list[ApprovalRequest]:
+        """The approvals waiting that ``principal`` may decide, oldest first."""
+        requests = []
+        for record in await self.log.waiting_runs():
+            snapshot, pending = record.snapshot, record.snapshot.pending_approval
+            if pending is None or not self.access.may_decide(principal, record):
+                continue
+            requests.append(
+                ApprovalRequest(
+                    run_id=snapshot.run_id,
+                    session_id=snapshot.session_id,
+                    approval_id=pending.approval_id,
+                    action=pending.action,
+                    summary=pending.summary,
+                    requested_by=record.owner,
+                    requested_at=snapshot.updated_at,
+                )
+            )
+        return requests
 
     # --- followers ---
 

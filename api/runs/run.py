@@ -130,13 +130,14 @@ class Run:
         self.record.paused_at_ns = self._clock.now_ns()
         self.emit(Paused(approval=approval), status="waiting", save=True)
 
-    def resume(self) -> None:
-        """Back to ``running`` after a human decided; the wait is reported with the terminal event."""
+    def resume(self, *, decided_by: str | None) -> None:
+        """Back to ``running`` after ``decided_by`` decided; the wait is reported with the terminal event."""
         if self.record.paused_at_ns is not None:
             self.record.human_wait_ms = round((self._clock.now_ns() - self.record.paused_at_ns) / 1e6, 3)
         self.record.paused_at_ns = None
         self.record.snapshot.status = "running"
         self.record.snapshot.pending_approval = None
+        self.record.snapshot.decided_by = decided_by
         self.record.snapshot.updated_at = format_timestamp(self._clock.now_ns())
         self.outcome_seq = None
         self.save()

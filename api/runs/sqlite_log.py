@@ -14,12 +14,16 @@ import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+import msgspec
+
+from api.exceptions import SessionNotFound
 from api.runs.records import FINISHED, EncodedRecord, StoredEvent, decode_record, trim_point
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from pathlib import Path
 
+    from api.auth.policy import SessionAccess
     from api.runs.records import RunRecord
 
 __all__ = ("SqliteEventLog",)
@@ -34,9 +38,19 @@ CREATE TABLE IF NOT EXISTS runs (
     trimmed_through INTEGER NOT NULL DEFAULT 1, record BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
+CREATE INDEX IF NOT EXISTS runs_by_session ON runs (session_id);
+CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, owner TEXT);
 """
 
-_Op = tuple[str, StoredEvent] | EncodedRecord
+
+class _SessionRow(msgspec.Struct, frozen=True):
+    session_id: str
+    owner: str | None
+
+
+_Op = tuple[str, StoredEvent] | EncodedRecord | _SessionRow
+_NEW = object()
+"""A session nobody has used yet."""
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 logger = logging.getLogger(__name__)
@@ -60,6 +74,8 @@ class SqliteEventLog:
         """Runs this process may write."""
         self._sessions: dict[str, str] = {}
         """Each session's unfinished run."""
+        self._owners: dict[str, str | None] = {}
+        """The owners of the sessions looked up so far."""
 
     async def open(self, on_commit: Callable[[str, int], None], on_fenced: Callable[[str], None]) -> None:
         self._on_commit = on_commit
@@ -113,14 +129,37 @@ class SqliteEventLog:
             record.snapshot.last_seq = rows[0][1]
         return record
 
-    async def begin_run(self, record: RunRecord) -> str | None:
+    async def begin_run(self, record: RunRecord, access: SessionAccess) -> str | None:
         session_id, run_id = record.snapshot.session_id, record.snapshot.run_id
+        owner = await self._session_owner(session_id)
+        if owner is not _NEW and not access.may_continue(owner):  # type: ignore[arg-type]
+            raise SessionNotFound(f"There is no session {session_id}.")
         if (busy := self._sessions.get(session_id)) is not None:
             return busy
+        if owner is _NEW:
+            self._owners[session_id] = access.owner
+            self._queue.append(_SessionRow(session_id, access.owner))
         self._sessions[session_id] = run_id
         self._held.add(run_id)
         self.save_run(record)
         return None
+
+    async def waiting_runs(self) -> list[RunRecord]:
+        rows = await self._call(self._fetch_all, "SELECT record FROM runs WHERE status = 'waiting' ORDER BY rowid")
+        return [decode_record(row[0]) for row in rows]
+
+    async def _session_owner(self, session_id: str) -> object:
+        """The session's owner, None for one from before identity, ``_NEW`` for one never used."""
+        if session_id not in self._owners:
+            rows = await self._call(
+                self._fetch_all,
+                "SELECT 1, owner FROM sessions WHERE session_id = ?1 "
+                "UNION ALL SELECT 2, NULL FROM runs WHERE session_id = ?1 LIMIT 1",
+                (session_id,),
+            )
+            if session_id not in self._owners and rows:  # another turn may have claimed it meanwhile
+                self._owners[session_id] = rows[0][1]
+        return self._owners.get(session_id, _NEW)
 
     async def claim_run(self, run_id: str) -> RunRecord | None:
         if run_id in self._held:
@@ -197,7 +236,9 @@ class SqliteEventLog:
         db.execute("BEGIN")
         try:
             for op in batch:
-                if isinstance(op, EncodedRecord):
+                if isinstance(op, _SessionRow):
+                    db.execute("INSERT OR IGNORE INTO sessions VALUES (?, ?)", (op.session_id, op.owner))
+                elif isinstance(op, EncodedRecord):
                     db.execute(
                         "INSERT INTO runs (run_id, session_id, status, record) VALUES (?, ?, ?, ?) "
                         "ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, record = excluded.record",

@@ -18,10 +18,11 @@ from contracts import TERMINAL_EVENT_TYPES, Snapshot
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
+    from api.auth import Principal
     from api.runs.records import StoredEvent
     from api.runs.registry import RunRegistry
 
-__all__ = ("follow_run",)
+__all__ = ("StreamSlot", "follow_run")
 
 
 async def follow_run(registry: RunRegistry, run_id: str, after: int) -> AsyncIterator[bytes]:
@@ -44,6 +45,39 @@ async def follow_run(registry: RunRegistry, run_id: str, after: int) -> AsyncIte
                 return
             while not await follower.wait(cursor, heartbeat_s):
                 yield HEARTBEAT
+
+
+class StreamSlot:
+    """One of a subject's open-stream slots (none for the one user of a service without identity)."""
+
+    def __init__(self, registry: RunRegistry, slot: str | None) -> None:
+        self._registry = registry
+        self._slot = slot
+
+    @classmethod
+    async def take(cls, registry: RunRegistry, principal: Principal) -> StreamSlot:
+        """A slot for one more stream of ``principal``; ``TooManyStreams`` (429) when none is free."""
+        if principal.subject is None:
+            return cls(registry, None)
+        return cls(registry, await registry.streams.acquire(principal.subject))
+
+    async def release(self) -> None:
+        if self._slot is not None:
+            slot, self._slot = self._slot, None
+            await self._registry.streams.release(slot)
+
+    def hold(self, body: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """``body``, giving the slot back when it ends."""
+        if self._slot is None:
+            return body
+        return self._held(body)
+
+    async def _held(self, body: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in body:
+                yield chunk
+        finally:
+            await self.release()
 
 
 async def _finished(registry: RunRegistry, run_id: str) -> bool:

@@ -7,12 +7,19 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import msgspec
 import pytest
 from jsonschema import Draft202012Validator
 from litestar.testing import AsyncTestClient
 from openapi_spec_validator import validate
 
+if TYPE_CHECKING:
+    from api.settings import Settings
+
+from api.app import create_app
+from api.auth import AuthConfig
 from api.docs import stale_docs
 from tests.support.frame_schema import frame_problems
 
@@ -32,9 +39,22 @@ def test_openapi_document_is_valid_and_served_as_committed(client: AsyncTestClie
     assert committed["info"]["title"] == "Agent Harness API"
 
 
-async def test_the_app_serves_the_committed_openapi_document(client: AsyncTestClient) -> None:
-    served = (await client.get("/schema/openapi.json")).json()
+async def test_the_app_serves_the_committed_openapi_document_with_identity_on(settings: Settings) -> None:
+    identity = msgspec.structs.replace(settings, auth=AuthConfig(jwt_secret="any secret"))
+    async with AsyncTestClient(create_app(identity)) as client:
+        served = (await client.get("/schema/openapi.json")).json()
     assert served == json.loads((DOCS / "openapi.json").read_text())
+
+
+async def test_with_identity_off_the_document_requires_no_token(client: AsyncTestClient) -> None:
+    served = (await client.get("/schema/openapi.json")).json()
+    committed = json.loads((DOCS / "openapi.json").read_text())
+    assert "securitySchemes" not in served["components"]
+    del committed["components"]["securitySchemes"]
+    for path_item in committed["paths"].values():
+        for operation in path_item.values():
+            assert operation.pop("security") == ([] if operation["operationId"] == "healthz" else [{"bearer": []}])
+    assert served == committed
 
 
 def test_chat_documents_both_json_and_the_event_stream() -> None:

@@ -3,7 +3,7 @@
 Type-checked (mypy --strict) together with the generated package before it runs, so the client's types
 and this use of them are checked as well as its behaviour. Prints a JSON report of what it saw.
 
-    PYTHONPATH=<generated client> python drive_python_client.py <base-url>
+    PYTHONPATH=<generated client> python drive_python_client.py <base-url> <bearer-token>
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from harness_client import Client
+from harness_client import AuthenticatedClient
 from harness_client.api.runs import get_run
 from harness_client.api.turns import chat, resume_chat
 from harness_client.models import (
@@ -31,8 +31,8 @@ def answered(value: ChatResponse | Problem | None) -> ChatResponse:
     return value
 
 
-def main(base_url: str) -> None:
-    client = Client(base_url=base_url, raise_on_unexpected_status=True)
+def main(base_url: str, token: str) -> None:
+    client = AuthenticatedClient(base_url=base_url, token=token, raise_on_unexpected_status=True)
     with client as http:
         question = answered(chat.sync(client=http, body=ChatRequest(message="How do I reset my password?")))
         paused = answered(chat.sync(client=http, body=ChatRequest(message="Please refund invoice INV-1001.")))
@@ -63,4 +63,4 @@ def main(base_url: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2])

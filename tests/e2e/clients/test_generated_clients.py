@@ -14,8 +14,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import pytest
 
+from api.auth import AuthConfig
 from tests.support.node import node_tool, run_node
 
 if TYPE_CHECKING:
@@ -30,9 +32,15 @@ TS = HERE / "ts"
 BIN = Path(sys.executable).parent
 
 
+TOKEN = "generated-clients-token-of-alice"
+
+
 @pytest.fixture
-def service_url(serve: Callable[..., LiveServer], settings: Settings) -> str:
-    return serve(settings).url
+def service_url(serve: Callable[..., LiveServer], settings: Settings, tmp_path: Path) -> str:
+    """The service with identity on, as the committed document describes it: the clients send a token."""
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text(json.dumps({"tokens": [{"token": TOKEN, "subject": "alice", "roles": ["user"]}]}))
+    return serve(msgspec.structs.replace(settings, auth=AuthConfig(tokens_file=tokens))).url
 
 
 def assert_drove_the_service(report: dict[str, Any]) -> None:
@@ -78,7 +86,7 @@ def test_the_python_client_openapi_python_client_generates(tmp_path: Path, servi
     }, "one module per tag"
 
     driven = subprocess.run(
-        [sys.executable, HERE / "drive_python_client.py", service_url],
+        [sys.executable, HERE / "drive_python_client.py", service_url, TOKEN],
         env={**env, "PYTHONPATH": str(out)},
         capture_output=True,
         text=True,
@@ -100,5 +108,5 @@ def test_the_typescript_client_openapi_typescript_and_openapi_fetch_generate(ser
     assert "warn" not in (generated.stdout + generated.stderr).lower(), generated.stdout + generated.stderr
     run_node(TS, "node_modules/.bin/tsc", "-p", "tsconfig.json")
 
-    driven = run_node(TS, "generated/js/drive.js", service_url)
+    driven = run_node(TS, "generated/js/drive.js", service_url, TOKEN)
     assert_drove_the_service(json.loads(driven.stdout))

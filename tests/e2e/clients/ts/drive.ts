@@ -2,7 +2,7 @@
 // types for every path, operation and schema, called with openapi-fetch. Type-checked (tsc --strict) with
 // the generated types before it runs, so a wrong field name or status is a compile error, not a test failure.
 //
-//   node generated/js/drive.js <base-url>
+//   node generated/js/drive.js <base-url> <bearer-token>
 import createClient from 'openapi-fetch';
 import type { components, paths } from './generated/schema.js';
 
@@ -10,10 +10,15 @@ type ChatResponse = components['schemas']['ChatResponse'];
 type Problem = components['schemas']['Problem'];
 type RunSnapshot = components['schemas']['RunSnapshot'];
 
-const baseUrl = process.argv[2];
-if (baseUrl === undefined) throw new Error('usage: node generated/js/drive.js <base-url>');
+const [baseUrl, token] = process.argv.slice(2);
+if (baseUrl === undefined || token === undefined) {
+  throw new Error('usage: node generated/js/drive.js <base-url> <bearer-token>');
+}
 // the JSON side of the content negotiation: answers typed as their JSON (or problem+json) schemas
-const client = createClient<paths, 'application/json' | 'application/problem+json'>({ baseUrl });
+const client = createClient<paths, 'application/json' | 'application/problem+json'>({
+  baseUrl,
+  headers: { Authorization: `Bearer ${token}` },
+});
 
 function answered(value: ChatResponse | undefined, error: Problem | undefined): ChatResponse {
   if (value === undefined) throw new Error(`expected a ChatResponse, got ${JSON.stringify(error)}`);

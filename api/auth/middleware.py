@@ -1,0 +1,32 @@
+"""Litestar's authentication middleware, bearer flavour: every route needs a principal unless marked public."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult, DefineMiddleware
+
+if TYPE_CHECKING:
+    from litestar.connection import ASGIConnection
+    from litestar.types import ASGIApp
+
+    from api.auth.authenticator import Authenticator
+
+__all__ = ("PUBLIC", "bearer_authentication")
+
+PUBLIC = "public"
+"""The route option (``public=True`` on a handler) of the routes anyone may call: health, the SPA."""
+
+
+class _BearerAuthentication(AbstractAuthenticationMiddleware):
+    def __init__(self, app: ASGIApp, authenticator: Authenticator) -> None:
+        super().__init__(app, exclude=["^/schema"], exclude_from_auth_key=PUBLIC)
+        self._authenticator = authenticator
+
+    async def authenticate_request(self, connection: ASGIConnection[Any, Any, Any, Any]) -> AuthenticationResult:
+        principal = await self._authenticator.principal(connection.headers.get("authorization"))
+        return AuthenticationResult(user=principal, auth=None)
+
+
+def bearer_authentication(authenticator: Authenticator) -> DefineMiddleware:
+    return DefineMiddleware(_BearerAuthentication, authenticator=authenticator)

@@ -1,0 +1,70 @@
+"""Who may do what with a run: object-level authorization (OWASP API1) and the approval policy.
+
+With identity off there is one user, ``ANONYMOUS``, who may do everything. With identity on, sessions and
+runs belong to the subject that started them and do not exist for anyone else; approvals are decided by
+the run's owner, or, when ``HARNESS_APPROVER_ROLE`` is set, only by subjects with that role, for the runs
+of any subject. An approver may read the runs it may decide (waiting ones) and the ones it decided.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import msgspec
+
+if TYPE_CHECKING:
+    from api.auth.config import AuthConfig
+    from api.auth.principal import Principal
+    from api.runs.records import RunRecord
+
+__all__ = ("AccessPolicy", "SessionAccess")
+
+
+class SessionAccess(msgspec.Struct, frozen=True, kw_only=True):
+    """Who starts a turn, and which existing sessions they may continue."""
+
+    owner: str | None
+    """The caller's subject; a new session becomes theirs."""
+    any_session: bool = False
+    """Identity is off: every session is the one user's."""
+    unowned_sessions: bool = False
+    """The caller is ``HARNESS_AUTH_LEGACY_SUBJECT``: sessions from before identity was on are theirs too."""
+
+    def may_continue(self, owner: str | None) -> bool:
+        """Whether a session owned by ``owner`` (None: created with identity off) may take this turn."""
+        return self.any_session or owner == self.owner or (owner is None and self.unowned_sessions)
+
+
+class AccessPolicy:
+    def __init__(self, config: AuthConfig) -> None:
+        self.approver_role = config.approver_role
+        self._legacy_subject = config.legacy_subject
+
+    def session_access(self, principal: Principal) -> SessionAccess:
+        return SessionAccess(
+            owner=principal.subject,
+            any_session=principal.anonymous,
+            unowned_sessions=principal.subject is not None and principal.subject == self._legacy_subject,
+        )
+
+    def owns(self, principal: Principal, record: RunRecord) -> bool:
+        if principal.anonymous:
+            return True
+        owner = record.owner
+        return owner == principal.subject or (owner is None and principal.subject == self._legacy_subject)
+
+    def is_approver(self, principal: Principal) -> bool:
+        return principal.anonymous or (self.approver_role is not None and self.approver_role in principal.roles)
+
+    def may_decide(self, principal: Principal, record: RunRecord) -> bool:
+        if self.approver_role is None:
+            return self.owns(principal, record)
+        return self.is_approver(principal)
+
+    def may_read(self, principal: Principal, record: RunRecord) -> bool:
+        if self.owns(principal, record):
+            return True
+        if self.approver_role is None or not self.is_approver(principal):
+            return False
+        snapshot = record.snapshot
+        return snapshot.status == "waiting" or snapshot.decided_by == principal.subject

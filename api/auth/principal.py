@@ -1,0 +1,23 @@
+"""Who is asking: the subject behind a request's bearer token, or nobody in particular when identity is off."""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = ("ANONYMOUS", "Principal")
+
+
+class Principal(msgspec.Struct, frozen=True, kw_only=True):
+    subject: str | None
+    """The token's subject (``sub``); None only for ``ANONYMOUS``."""
+    roles: frozenset[str] = frozenset()
+    account_id: str | None = None
+    """The account "my account" and "my invoice" mean for this subject."""
+
+    @property
+    def anonymous(self) -> bool:
+        return self.subject is None
+
+
+ANONYMOUS = Principal(subject=None)
+"""The one user of a service with identity off: it owns everything and decides everything."""

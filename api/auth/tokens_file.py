@@ -1,0 +1,72 @@
+"""Bearer tokens from a file, for small deployments and tests: each token (or its SHA-256) names a subject.
+
+    {"tokens": [{"token": "…", "subject": "alice", "roles": ["user"], "account_id": "ACC-2001"},
+                {"token_sha256": "<hex digest>", "subject": "carol", "roles": ["approver"]}]}
+
+Tokens are kept as digests only: the file may hold digests alone, and the process never keeps a token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Annotated
+
+import msgspec
+
+from agent.config import ConfigError
+from api.auth.principal import Principal
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ("TokensFile", "digest")
+
+_HEX_SHA256 = r"^[0-9a-f]{64}$"
+
+
+class _Entry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    token: Annotated[str, msgspec.Meta(min_length=16)] | None = None
+    token_sha256: Annotated[str, msgspec.Meta(pattern=_HEX_SHA256)] | None = None
+    subject: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    roles: list[str] = msgspec.field(default_factory=list)
+    account_id: str | None = None
+
+
+class _File(msgspec.Struct, forbid_unknown_fields=True):
+    tokens: list[_Entry]
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class TokensFile:
+    def __init__(self, principals: dict[str, Principal]) -> None:
+        self._by_digest = principals
+
+    @classmethod
+    def load(cls, path: Path) -> TokensFile:
+        """Read ``path``; a missing or malformed file is a ``ConfigError`` naming it and what is wrong."""
+        where = f"HARNESS_AUTH_TOKENS_FILE ({path})"
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"{where} cannot be read: {exc.strerror or exc}") from None
+        try:
+            parsed = msgspec.json.decode(raw, type=_File)
+        except msgspec.DecodeError as exc:
+            raise ConfigError(f"{where} is not a valid tokens file: {exc}") from None
+        principals: dict[str, Principal] = {}
+        for number, entry in enumerate(parsed.tokens, start=1):
+            if (entry.token is None) == (entry.token_sha256 is None):
+                raise ConfigError(f"{where}: entry {number} needs exactly one of `token` and `token_sha256`")
+            key = entry.token_sha256 or digest(entry.token or "")
+            if key in principals:
+                raise ConfigError(f"{where}: entry {number} repeats a token")
+            principals[key] = Principal(
+                subject=entry.subject, roles=frozenset(entry.roles), account_id=entry.account_id
+            )
+        return cls(principals)
+
+    def principal(self, token: str) -> Principal | None:
+        return self._by_digest.get(digest(token))

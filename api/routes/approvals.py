@@ -1,0 +1,30 @@
+"""``GET /approvals``: the pending approvals the caller may decide, for an approvals inbox."""
+
+from __future__ import annotations
+
+from litestar import get
+from litestar.di import NamedDependency
+
+from api.auth import Principal
+from api.openapi import problem_responses
+from api.runs.registry import RunRegistry
+from contracts import PendingApprovals
+
+__all__ = ("list_approvals",)
+
+
+@get(
+    "/approvals",
+    operation_id="listApprovals",
+    tags=["runs"],
+    summary="The pending approvals the caller may decide",
+    description=(
+        "Runs paused for a person's approval that the caller may approve or reject with `POST /chat/resume`: "
+        "with `HARNESS_APPROVER_ROLE` set, every waiting run for a subject with that role and none for anyone "
+        "else; without it, the caller's own waiting runs (every waiting run when identity is off)."
+    ),
+    cache=False,
+    responses=problem_responses(401, 503),
+)
+async def list_approvals(runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]) -> PendingApprovals:
+    return PendingApprovals(approvals=await runs.pending_approvals(principal))

@@ -1,0 +1,59 @@
+"""The stream quota counted across every instance: one sorted set per subject in Redis, slots by expiry.
+
+Each slot expires ``ttl`` after it was taken or last renewed; the cluster's maintenance loop renews the
+slots of this instance's open streams, so the streams of a dead instance stop counting on their own.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING
+
+from api.auth.quotas import too_many
+from api.runs.redis_scripts import STREAM_SLOT
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+__all__ = ("RedisStreamQuota",)
+
+
+class RedisStreamQuota:
+    def __init__(self, redis: Redis, *, prefix: str, instance: str, limit: int, ttl_ms: int) -> None:
+        self._redis = redis
+        self._prefix = prefix
+        self._instance = instance
+        self._limit = limit
+        self._ttl_ms = ttl_ms
+        self._take = redis.register_script(STREAM_SLOT)
+        self._numbers = itertools.count()
+        self._open: dict[str, str] = {}
+        """This instance's open slots, each with its subject's key."""
+
+    def _key(self, subject: str) -> str:
+        return f"{self._prefix}:streams:{subject}"
+
+    async def acquire(self, subject: str) -> str:
+        slot = f"{self._instance}:{next(self._numbers)}"
+        key = self._key(subject)
+        if not await self._take(keys=[key], args=[slot, self._limit, self._ttl_ms]):
+            raise too_many(self._limit)
+        self._open[slot] = key
+        return slot
+
+    async def release(self, slot: str) -> None:
+        key = self._open.pop(slot, None)
+        if key is not None:
+            await self._redis.zrem(key, slot)
+
+    async def renew(self) -> None:
+        """Push back the expiry of every slot this instance holds."""
+        if not self._open:
+            return
+        time = await self._redis.time()
+        expiry = time[0] * 1000 + time[1] // 1000 + self._ttl_ms
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for slot, key in self._open.items():
+                pipe.zadd(key, {slot: expiry}, xx=True)
+                pipe.pexpire(key, self._ttl_ms)
+            await pipe.execute()

@@ -1,0 +1,30 @@
+"""``GET /approvals``: the pending approvals the caller may decide."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from contracts.ids import RunId, SessionId
+
+__all__ = ("ApprovalRequest", "PendingApprovals")
+
+
+class ApprovalRequest(msgspec.Struct, kw_only=True):
+    """A paused run waiting for a person to approve or reject its action."""
+
+    run_id: RunId
+    session_id: SessionId
+    approval_id: str
+    action: Annotated[str, msgspec.Meta(description="The action to approve, e.g. `issue_refund`.")]
+    summary: Annotated[str, msgspec.Meta(description="One line for the person who decides.")]
+    requested_by: Annotated[
+        str | None, msgspec.Meta(description="The subject whose turn proposed it; `null` when identity is off.")
+    ]
+    requested_at: Annotated[str, msgspec.Meta(description="When the run paused (RFC 3339, UTC).")]
+
+
+class PendingApprovals(msgspec.Struct, kw_only=True):
+    approvals: list[ApprovalRequest]
+    """Oldest first."""
