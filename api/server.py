@@ -15,6 +15,7 @@ import msgspec
 import uvicorn
 
 from agent.llm.local_autostart import local_model_served
+from agent.log_privacy import configured_secrets, install_log_redaction
 from agent.stores import check_stores_open
 from api.app import create_app
 from api.runs.stores import check_stores
@@ -52,6 +53,7 @@ def serve(*, host: str | None = None, port: int | None = None, provider: str | N
 
 
 def _serve(settings: Settings, *, host: str | None, port: int | None) -> int:
+    install_log_redaction(configured_secrets(settings.agent))  # no log line carries a key or personal data
     asyncio.run(check_stores(settings))  # a store that is down is one clear line, not a traceback
     asyncio.run(check_stores_open(settings.agent))  # so is a key that does not fit the checkpoints
     app = create_app(settings)

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from tests.e2e.conftest import free_port
+from tests.support.decisions import decision_for
 from tests.support.harness_process import HarnessProcess
 
 if TYPE_CHECKING:
@@ -58,12 +59,7 @@ async def test_a_paused_run_survives_a_restart_and_only_its_key_opens_the_store(
     second = await HarnessProcess(env).start()
     try:
         async with httpx.AsyncClient(base_url=second.url, timeout=30) as client:
-            decision = {
-                "run_id": paused["run_id"],
-                "approval_id": paused["pending_approval"]["approval_id"],
-                "decision": "approve",
-            }
-            done = (await client.post("/chat/resume", json=decision)).json()
+            done = (await client.post("/chat/resume", json=decision_for(paused, "approve"))).json()
     finally:
         second.close()
     assert done["status"] == "completed"

@@ -11,6 +11,7 @@ import httpx
 import msgspec
 
 from agent.config import LLMConfig
+from tests.support.decisions import decision_for
 from tests.support.recording_provider import ANSWER_TEXT, recording_provider
 from tests.support.sse import frames
 from tests.support.store_bytes import stored_bytes
@@ -62,12 +63,7 @@ async def test_refused_input_reaches_neither_the_provider_nor_any_store(
             session = card["session_id"]
             injection = await streamed_chat(client, INJECTION, session)
             paused = await chat(client, "Please refund invoice INV-1002.", session)
-            decision = {
-                "run_id": paused["run_id"],
-                "approval_id": paused["pending_approval"]["approval_id"],
-                "decision": "reject",
-                "comment": f"They paid with {CARD}",
-            }
+            decision = decision_for(paused, "reject", f"They paid with {CARD}")
             rejected = (await client.post("/chat/resume", json=decision)).json()
             answered = await chat(client, "How do I change my plan?", session)
         requests = [request.body.decode() for request in provider.requests]
