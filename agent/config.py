@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
+from agent.encryption import EncryptionKey, parse_key
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -19,6 +21,7 @@ __all__ = (
     "LLMConfig",
     "ProviderSettings",
     "StubConfig",
+    "read_encryption_key",
     "redact_url",
 )
 
@@ -95,6 +98,9 @@ class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
     guardrails: GuardrailConfig = msgspec.field(default_factory=GuardrailConfig)
     retrieval_k: int = 3
     """How many passages ``retrieve_context`` hands to the model."""
+    encryption_key: EncryptionKey | None = None
+    """Encrypts the checkpoints at rest with AES-256 (``HARNESS_ENCRYPTION_KEY``: 32 bytes as 64 hex digits or
+    base64); unset, they are written plain. ``agent.encryption``, ADR 16."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> AgentConfig:
@@ -103,6 +109,7 @@ class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
         return cls(
             data_dir=Path(env.get("HARNESS_DATA_DIR", ".harness")),
             database_url=read_database_url(env, "HARNESS_DATABASE_URL"),
+            encryption_key=read_encryption_key(env, "HARNESS_ENCRYPTION_KEY"),
             llm=LLMConfig(
                 provider=env.get("HARNESS_LLM_PROVIDER", "stub"),
                 base_url=env.get("HARNESS_LLM_BASE_URL") or None,
@@ -149,6 +156,16 @@ def read_database_url(env: Mapping[str, str], name: str) -> str | None:
     except Exception as exc:
         raise ConfigError(f"{name} is not a valid PostgreSQL URL ({redact_url(raw)}): {exc}") from None
     return raw
+
+
+def read_encryption_key(env: Mapping[str, str], name: str) -> EncryptionKey | None:
+    raw = env.get(name) or ""
+    if not raw.strip():
+        return None
+    try:
+        return parse_key(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name} {exc}") from None
 
 
 def redact_url(url: str) -> str:

@@ -5,7 +5,15 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, TypedDict
 
-__all__ = ("AgentState", "PassageState", "ProposalState", "TraceState", "keep_current_run")
+__all__ = (
+    "AgentState",
+    "MessageState",
+    "PassageState",
+    "ProposalState",
+    "ScreenState",
+    "TraceState",
+    "keep_current_run",
+)
 
 
 class TraceState(TypedDict):
@@ -31,6 +39,31 @@ class ProposalState(TypedDict):
     summary: str
 
 
+class ScreenState(TypedDict):
+    """The input guardrail's verdict on a message, reached before the message entered the graph."""
+
+    allowed: bool
+    reason: str | None
+    rule: str | None
+    layer: str | None
+    model_check: str | None
+    """The model-based check's outcome (``allowed``, ``refused``, ``failed_open``, ``failed_closed``), or None
+    when it did not run."""
+
+
+class MessageState(TypedDict):
+    """A turn's message as the graph holds it (``agent.intake`` builds it): never the text as it was sent.
+
+    A dict rather than a string on purpose: the PostgreSQL saver keeps strings inline in its JSONB column,
+    where its serializer (and so its encryption) never sees them.
+    """
+
+    text: str
+    """The message with card numbers, national ids, bank accounts and secrets masked; for a refused message,
+    a placeholder naming the reason."""
+    screen: ScreenState
+
+
 def keep_current_run(old: list[TraceState], new: list[TraceState]) -> list[TraceState]:
     """Append trace entries, dropping those of earlier runs once a new run writes its first one."""
     if not new:
@@ -43,8 +76,8 @@ class AgentState(TypedDict, total=False):
     # set by the caller for every turn
     run_id: str
     session_id: str
-    message: str
-    # the session's conversation, shared by its turns
+    message: MessageState
+    # the session's conversation, shared by its turns (``agent.history``)
     history: Annotated[list[dict[str, str]], operator.add]
     # per turn; guardrail_pre resets them
     refusal_reason: str | None

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.types import Command
 
+from agent.intake import admit_decision, admit_message
 from agent.response import chat_response
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
     from agent.runtime import Agent
-    from agent.state import AgentState
     from contracts import ApprovalDecision, ChatResponse
 
 __all__ = ("resume_turn", "run_turn", "thread_config")
@@ -24,7 +24,7 @@ def thread_config(session_id: str) -> RunnableConfig:
 
 
 async def run_turn(agent: Agent, message: str, *, session_id: str, run_id: str) -> ChatResponse:
-    turn: AgentState = {"run_id": run_id, "session_id": session_id, "message": message}
+    turn = await admit_message(agent.deps, message, run_id=run_id, session_id=session_id)
     output = await agent.graph.ainvoke(turn, thread_config(session_id), version="v2")
     return chat_response(output.value, paused=bool(output.interrupts))
 
@@ -32,6 +32,6 @@ async def run_turn(agent: Agent, message: str, *, session_id: str, run_id: str) 
 async def resume_turn(
     agent: Agent, *, session_id: str, approval_id: str, decision: ApprovalDecision, comment: str | None = None
 ) -> ChatResponse:
-    resume: Command[Any] = Command(resume={"approval_id": approval_id, "decision": decision, "comment": comment})
+    resume: Command[Any] = Command(resume=admit_decision(approval_id, decision, comment))
     output = await agent.graph.ainvoke(resume, thread_config(session_id), version="v2")
     return chat_response(output.value, paused=bool(output.interrupts))

@@ -85,6 +85,7 @@ def serve_baseline(port: int, tokens: int, data_dir: Path) -> None:
     import uvicorn
 
     from agent.config import AgentConfig
+    from agent.intake import admit_message
     from agent.runtime import open_agent
     from agent.turns import thread_config
     from contracts import TokenDelta
@@ -111,7 +112,7 @@ def serve_baseline(port: int, tokens: int, data_dir: Path) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
         agent = state["agent"]
         session = f"s_{time.monotonic_ns()}"
-        turn = {"run_id": session, "session_id": session, "message": "How do I reset my password?"}
+        turn = await admit_message(agent.deps, "How do I reset my password?", run_id=session, session_id=session)
         seq = 0
         async for part in agent.graph.astream(turn, thread_config(session), stream_mode=["custom"], version="v2"):
             if isinstance(part["data"], TokenDelta):

@@ -1,5 +1,5 @@
-"""The output guardrail: the answer leaks neither the system prompt, nor a key, nor a card number, and cites
-only passages that were retrieved."""
+"""The output guardrail: the answer leaks neither the system prompt, nor a key, nor personal data (a card
+number, a national id, a bank account), and cites only passages that were retrieved."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def check_output(text: str, cited: Collection[str], retrieved: Collection[str]) 
         return OutputVerdict(outcome="blocked", citations=(), reason="system_prompt_leak")
     if KEY_PATTERN.search(text):
         return OutputVerdict(outcome="blocked", citations=(), reason="secret_leak")
-    if find_pii(text) == "pii_payment_card":
+    if find_pii(text) is not None:
         return OutputVerdict(outcome="blocked", citations=(), reason="pii_leak")
     kept = tuple(doc_id for doc_id in dict.fromkeys(cited) if doc_id in retrieved)
     if len(kept) != len(set(cited)):

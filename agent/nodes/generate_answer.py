@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING, Any
 from langgraph.config import get_stream_writer
 
 from agent.actions.registry import unknown_action
+from agent.history import prompt_history
 from agent.instrument import NodeResult
+from agent.intake import message_text
 from agent.knowledge import Passage
 from agent.llm.answer import ParsedAnswer, parse_answer
 from agent.llm.answer_schema import answer_format
 from agent.llm.prompts import build_messages
-from agent.llm.types import ChatMessage, LLMParams
+from agent.llm.types import LLMParams
 from agent.nodes.model_call import call_model
 from agent.nodes.usage import model_usage
 
@@ -72,9 +74,9 @@ class _Draft:
 
 async def generate_answer(state: AgentState, deps: AgentDeps) -> NodeResult:
     passages = [Passage(**p) for p in state.get("passages", [])]
-    history = [ChatMessage(m["role"], m["content"]) for m in state.get("history", [])]  # type: ignore[arg-type]
-    messages = build_messages(state["message"], passages, history)
-    structured, tools = answer_format([p.doc_id for p in passages], deps.actions.actions, state["message"])
+    message = message_text(state)
+    messages = build_messages(message, passages, prompt_history(state.get("history", [])))
+    structured, tools = answer_format([p.doc_id for p in passages], deps.actions.actions, message)
     params = LLMParams(max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, structured=structured, tools=tools)
     draft = _Draft(deps)
     with deps.tracer.start_as_current_span("llm.generate") as span:

@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.guardrails import check_output
+from agent.guardrails.refusals import BLOCKED_ANSWER
+from agent.history import exchange
 from agent.instrument import NodeResult
+from agent.intake import message_text
 
 if TYPE_CHECKING:
     from agent.deps import AgentDeps
     from agent.state import AgentState
 
-__all__ = ("BLOCKED_ANSWER", "guardrail_post")
-
-BLOCKED_ANSWER = "I can't share that answer because it would reveal protected information."
+__all__ = ("guardrail_post",)
 
 
 async def guardrail_post(state: AgentState, deps: AgentDeps) -> NodeResult:
@@ -30,10 +31,7 @@ async def guardrail_post(state: AgentState, deps: AgentDeps) -> NodeResult:
         status = "refused"
     else:
         status = "rejected" if answer["kind"] == "action_rejected" else "completed"
-    history = [
-        {"role": "user", "content": state["message"]},
-        {"role": "assistant", "content": answer["text"]},
-    ]
+    history = exchange(message_text(state), answer["text"], refused=verdict.reason if status == "refused" else None)
     summary = verdict.outcome.replace("_", " ") + (f": {verdict.reason}" if verdict.reason else "")
     return NodeResult(
         update={"answer": answer, "cited": list(verdict.citations), "status": status, "history": history},

@@ -1,16 +1,19 @@
-"""``guardrail_pre``: refuse prompt injection, requests for secrets, pasted secrets and messages carrying PII.
+"""``guardrail_pre``: apply the input guardrail's verdict on the turn's message.
 
-The refusal names the reason in words a user can act on; the reason code and the rule family that matched
-go to the ``guardrail.input`` span (``guardrail.reason``, ``guardrail.rule``, ``guardrail.layer``) and to
-the node's summary, never into the answer.
+The verdict is reached before the message enters the graph (``agent.intake``: prompt injection, requests
+for secrets, pasted secrets, personal data, and the optional model-based check), so that a refused message
+is never stored; this node applies it. The refusal names the reason in words a user can act on; the reason
+code and the rule family that matched go to the ``guardrail.input`` span (``guardrail.reason``,
+``guardrail.rule``, ``guardrail.layer``) and to the node's summary, never into the answer. A refused turn
+enters the history as a placeholder, marked refused, so no later prompt carries it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent.guardrails import check_input
-from agent.guardrails.model_check import InputScreen
+from agent.guardrails.refusals import REFUSALS
+from agent.history import exchange
 from agent.instrument import NodeResult
 from agent.nodes.usage import no_model_usage
 
@@ -18,38 +21,26 @@ if TYPE_CHECKING:
     from agent.deps import AgentDeps
     from agent.state import AgentState
 
-__all__ = ("REFUSALS", "guardrail_pre")
-
-REFUSALS = {
-    "prompt_injection": "I can't follow instructions that try to change how I work. Ask me about Nimbus Cloud instead.",
-    "secret_request": "I can't share system instructions, credentials or keys.",
-    "secret_in_message": (
-        "Please don't send keys or passwords here: anyone who sees this conversation could use them. If it is a "
-        "real key or password, revoke or change it now (Settings > API > API keys, or Settings > Security > "
-        "Password), then ask again without it."
-    ),
-    "pii_payment_card": "Please don't send card numbers here. Remove the card number and ask again.",
-    "pii_national_id": "Please don't send national identity numbers here. Remove it and ask again.",
-    "pii_bank_account": "Please don't send bank account numbers here. Remove it and ask again.",
-    "check_unavailable": "I can't answer right now because a safety check is unavailable. Please try again shortly.",
-}
+__all__ = ("guardrail_pre",)
 
 
 async def guardrail_pre(state: AgentState, deps: AgentDeps) -> NodeResult:
-    message = state["message"]
+    message: Any = state["message"]
+    if not isinstance(message, dict):
+        raise TypeError("the graph takes a turn's message from agent.intake.admit_message, never as sent")
+    screen = state["message"]["screen"]
     with deps.tracer.start_as_current_span("guardrail.input") as span:
-        verdict = check_input(message)
-        if verdict.allowed and isinstance(deps.llm, InputScreen):
-            with deps.tracer.start_as_current_span("guardrail.model_check") as check:
-                verdict, outcome = await deps.llm.screen(message)
-                check.set_attribute("guardrail.model_check.outcome", outcome)
-        span.set_attribute("guardrail.allowed", verdict.allowed)
-        for field in ("reason", "rule", "layer"):
-            value = getattr(verdict, field)
+        span.set_attribute("guardrail.allowed", screen["allowed"])
+        for name, value in (
+            ("guardrail.reason", screen["reason"]),
+            ("guardrail.rule", screen["rule"]),
+            ("guardrail.layer", screen["layer"]),
+            ("guardrail.model_check.outcome", screen["model_check"]),
+        ):
             if value:
-                span.set_attribute(f"guardrail.{field}", value)
+                span.set_attribute(name, value)
     fresh_turn: dict[str, Any] = {
-        "refusal_reason": verdict.reason,
+        "refusal_reason": screen["reason"],
         "passages": [],
         "answer": None,
         "cited": [],
@@ -58,16 +49,17 @@ async def guardrail_pre(state: AgentState, deps: AgentDeps) -> NodeResult:
         "usage": no_model_usage(deps),
         "status": None,
     }
-    if verdict.allowed:
+    if screen["allowed"]:
         return NodeResult(update=fresh_turn, outcome="allowed", summary="message allowed")
-    refusal = REFUSALS[verdict.reason or "prompt_injection"]
+    reason = screen["reason"] or "prompt_injection"
+    refusal = REFUSALS[reason]
     return NodeResult(
         update={
             **fresh_turn,
             "answer": {"kind": "refusal", "text": refusal},
             "status": "refused",
-            "history": [{"role": "user", "content": message}, {"role": "assistant", "content": refusal}],
+            "history": exchange(message["text"], refusal, refused=reason),
         },
         outcome="refused",
-        summary=f"refused: {verdict.reason} ({verdict.rule})",
+        summary=f"refused: {reason} ({screen['rule']})",
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.instrument import NodeResult
+from agent.intake import message_text
 
 if TYPE_CHECKING:
     from agent.deps import AgentDeps
@@ -15,7 +16,7 @@ __all__ = ("retrieve_context",)
 
 async def retrieve_context(state: AgentState, deps: AgentDeps) -> NodeResult:
     with deps.tracer.start_as_current_span("retrieval.search") as span:
-        found = deps.knowledge.search(state["message"], deps.retrieval_k)
+        found = deps.knowledge.search(message_text(state), deps.retrieval_k)
         span.set_attribute("retrieval.k", deps.retrieval_k)
         span.set_attribute("retrieval.doc_ids", [p.doc_id for p in found])
     passages: list[PassageState] = [

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from agent.config import AgentConfig
     from agent.interactions import InteractionLog
 
-__all__ = ("AgentStores", "StoreUnavailable", "is_store_failure", "open_stores")
+__all__ = ("AgentStores", "StoreUnavailable", "check_stores_open", "is_store_failure", "open_stores")
 
 
 class StoreUnavailable(RuntimeError):
@@ -40,13 +40,20 @@ async def open_stores(config: AgentConfig) -> AsyncIterator[AgentStores]:
     if config.database_url is None:
         from agent.stores.sqlite import open_sqlite_stores
 
-        async with open_sqlite_stores(config.data_dir) as stores:
+        async with open_sqlite_stores(config.data_dir, config.encryption_key) as stores:
             yield stores
     else:
         from agent.stores.postgres import open_postgres_stores
 
-        async with open_postgres_stores(config.database_url) as stores:
+        async with open_postgres_stores(config.database_url, config.encryption_key) as stores:
             yield stores
+
+
+async def check_stores_open(config: AgentConfig) -> None:
+    """Open the stores and close them again: raises what opening them raises (``StoreUnavailable``, an
+    ``EncryptionKeyError`` for a key that does not fit the checkpoints), before anything is served."""
+    async with open_stores(config):
+        pass
 
 
 def is_store_failure(exc: BaseException) -> bool:

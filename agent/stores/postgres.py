@@ -18,12 +18,17 @@ from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from agent.config import redact_url
+from agent.encryption import checkpoint_serde
 from agent.stores import AgentStores, StoreUnavailable
+from agent.stores.key_check import check_key
 from agent.stores.pg_interactions import PostgresInteractionLog
+from agent.stores.pg_key_check import KEY_CHECK_MIGRATIONS, PostgresKeyCheck
 from agent.stores.pg_ledger import LEDGER_MIGRATIONS, PostgresLedger
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
+
+    from agent.encryption import EncryptionKey
 
 __all__ = ("apply_migrations", "migration_lock", "open_pool", "open_postgres_stores", "ping", "probe")
 
@@ -97,12 +102,16 @@ async def apply_migrations(connection: psycopg.AsyncConnection[Any], component: 
 
 
 @asynccontextmanager
-async def open_postgres_stores(url: str) -> AsyncIterator[AgentStores]:
+async def open_postgres_stores(url: str, encryption_key: EncryptionKey | None = None) -> AsyncIterator[AgentStores]:
+    """The stores on ``url``; with ``encryption_key``, checkpoints are encrypted (and the key checked first)."""
     async with open_pool(url) as pool:
-        saver = AsyncPostgresSaver(pool)
+        saver = AsyncPostgresSaver(pool, serde=checkpoint_serde(encryption_key))
         async with migration_lock(pool) as connection:
-            await apply_migrations(connection, "agent", LEDGER_MIGRATIONS + PostgresInteractionLog.MIGRATIONS)
+            await apply_migrations(
+                connection, "agent", LEDGER_MIGRATIONS + PostgresInteractionLog.MIGRATIONS + KEY_CHECK_MIGRATIONS
+            )
             await saver.setup()
+            await check_key(PostgresKeyCheck(connection, redact_url(url)), encryption_key)
         ledger = PostgresLedger(pool)
         await ledger.seed()
         yield AgentStores(checkpointer=saver, ledger=ledger, interactions=PostgresInteractionLog(pool), database=pool)

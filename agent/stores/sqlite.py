@@ -10,27 +10,37 @@ import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from agent.actions.ledger import SqliteLedger
+from agent.encryption import checkpoint_serde
 from agent.interactions import SqliteInteractionLog
 from agent.stores import AgentStores
+from agent.stores.key_check import check_key
+from agent.stores.sqlite_key_check import SqliteKeyCheck
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
     from pathlib import Path
 
+    from agent.encryption import EncryptionKey
+
 __all__ = ("open_sqlite_stores",)
 
 
 @asynccontextmanager
-async def open_sqlite_stores(data_dir: Path) -> AsyncIterator[AgentStores]:
+async def open_sqlite_stores(data_dir: Path, encryption_key: EncryptionKey | None = None) -> AsyncIterator[AgentStores]:
+    """The stores in ``data_dir``; with ``encryption_key``, checkpoints are encrypted (and the key checked first)."""
     await asyncio.to_thread(data_dir.mkdir, parents=True, exist_ok=True)
     ledger = SqliteLedger(data_dir / "ledger.sqlite")
     interactions = SqliteInteractionLog(data_dir / "interactions.sqlite")
     try:
-        async with aiosqlite.connect(data_dir / "checkpoints.sqlite") as connection:
+        path = data_dir / "checkpoints.sqlite"
+        async with aiosqlite.connect(path) as connection:
             # WAL without a sync per commit: a checkpoint per superstep must not cost an fsync each
             await connection.execute("PRAGMA journal_mode=WAL")
             await connection.execute("PRAGMA synchronous=NORMAL")
-            yield AgentStores(checkpointer=AsyncSqliteSaver(connection), ledger=ledger, interactions=interactions)
+            saver = AsyncSqliteSaver(connection, serde=checkpoint_serde(encryption_key))
+            await saver.setup()
+            await check_key(SqliteKeyCheck(connection, str(path)), encryption_key)
+            yield AgentStores(checkpointer=saver, ledger=ledger, interactions=interactions)
     finally:
         interactions.close()
         ledger.close()

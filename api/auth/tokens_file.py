@@ -3,7 +3,9 @@
     {"tokens": [{"token": "…", "subject": "alice", "roles": ["user"], "account_id": "ACC-2001"},
                 {"token_sha256": "<hex digest>", "subject": "carol", "roles": ["approver"]}]}
 
-Tokens are kept as digests only: the file may hold digests alone, and the process never keeps a token.
+Requests are matched by the digest of their token. The plain tokens a file holds are also handed to the
+log redaction (``identity_secrets``), so that no log line can ever carry one; a file of digests alone keeps
+no token in the process at all.
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ def digest(token: str) -> str:
 
 
 class TokensFile:
-    def __init__(self, principals: dict[str, Principal]) -> None:
+    def __init__(self, principals: dict[str, Principal], plain: list[str]) -> None:
         self._by_digest = principals
+        self.plain_tokens = plain
+        """The tokens the file names in plain text (not its digests), for the log redaction."""
 
     @classmethod
     def load(cls, path: Path) -> TokensFile:
@@ -66,7 +70,7 @@ class TokensFile:
             principals[key] = Principal(
                 subject=entry.subject, roles=frozenset(entry.roles), account_id=entry.account_id
             )
-        return cls(principals)
+        return cls(principals, [entry.token for entry in parsed.tokens if entry.token is not None])
 
     def principal(self, token: str) -> Principal | None:
         return self._by_digest.get(digest(token))

@@ -6,10 +6,9 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, cast
 
-from langgraph.types import Command
-
 from agent.clock import format_timestamp
 from agent.events import STREAM_MODES, StreamTranslator
+from agent.intake import admit, message_text
 from agent.llm.errors import LLMError
 from agent.response import chat_response, pending_approval
 from agent.stores import is_store_failure
@@ -35,8 +34,8 @@ _CANCEL_MESSAGES = {
 
 async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConfig, *, resume: bool) -> None:
     translator = StreamTranslator()
-    stream_input = Command(resume=graph_input) if resume else graph_input
     try:
+        stream_input = await admit(agent.deps, graph_input, resume=resume)
         async for part in agent.graph.astream(stream_input, config, stream_mode=STREAM_MODES, version="v2"):
             event = translator.translate(part)
             if event is not None:
@@ -51,7 +50,7 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
             response = chat_response(values, paused=False)
             response.decided_by = run.record.snapshot.decided_by  # the interaction log records who decided
             interaction_id = await agent.interactions.record(
-                agent.deps.ids.new("int"), values["message"], response, format_timestamp(agent.deps.clock.now_ns())
+                agent.deps.ids.new("int"), message_text(values), response, format_timestamp(agent.deps.clock.now_ns())
             )
             run.emit(InteractionLogged(interaction_id=interaction_id))
             run.complete(response)

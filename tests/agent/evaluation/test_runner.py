@@ -120,9 +120,9 @@ async def test_the_eval_runs_the_graph_in_process_and_never_touches_the_network(
 async def test_a_broken_input_guardrail_trips_the_gate(
     stub_config: AgentConfig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # the package re-exports the node function under the module's name, so reach the module itself
-    node_module = importlib.import_module("agent.nodes.guardrail_pre")
-    monkeypatch.setattr(node_module, "check_input", lambda message: InputVerdict(allowed=True))
+    # the rules run where a turn enters the graph (agent.intake); guardrail_pre applies their verdict
+    intake = importlib.import_module("agent.intake")
+    monkeypatch.setattr(intake, "check_input", lambda message: InputVerdict(allowed=True))
     cases = load_dataset(HELDOUT_DATASET)
 
     run = await run_dataset(cases, stub_config, concurrency=8)

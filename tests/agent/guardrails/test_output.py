@@ -25,6 +25,8 @@ def test_output_guardrail_passes_a_grounded_answer() -> None:
         ("Use the key sk-abcdefghijklmnopqrstu to call the API", "secret_leak"),
         ("Use AKIAIOSFODNN7EXAMPLE", "secret_leak"),
         ("The card on file is 4111 1111 1111 1111", "pii_leak"),
+        ("Your SSN is 123-45-6789", "pii_leak"),
+        ("Pay to DE89 3704 0044 0532 0130 00", "pii_leak"),
     ],
 )
 def test_output_guardrail_blocks_leaks(text: str, reason: str) -> None:

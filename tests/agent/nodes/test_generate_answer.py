@@ -17,6 +17,7 @@ from agent.actions import ActionRegistry, ActionResult, NotPossible, SqliteLedge
 from agent.clock import SequentialIds, SteppingClock
 from agent.deps import AgentDeps
 from agent.graph import build_graph
+from agent.intake import admit_message
 from agent.knowledge import KnowledgeIndex, load_bundled_corpus
 from agent.llm.pricing import PriceTable
 from agent.llm.types import Chunk, Completion, ToolCall
@@ -111,8 +112,8 @@ async def turn(
     graph = build_graph(deps)
     deltas: list[TokenDelta] = []
     state: dict[str, Any] = {}
-    start = {"run_id": "r_1", "session_id": "s_1", "message": "Please refund invoice INV-1003."}
-    async for mode, part in graph.astream(start, stream_mode=["custom", "values"]):  # type: ignore[arg-type]
+    start = await admit_message(deps, "Please refund invoice INV-1003.", run_id="r_1", session_id="s_1")
+    async for mode, part in graph.astream(start, stream_mode=["custom", "values"]):
         if mode == "custom" and isinstance(part, TokenDelta):
             deltas.append(part)
         elif mode == "values":

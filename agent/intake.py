@@ -1,0 +1,79 @@
+"""What enters the graph: a turn's message screened and redacted, a decision with its comment redacted.
+
+The graph checkpoints its input as it is given (the input's writes and the first checkpoint, before any
+node runs), so screening inside ``guardrail_pre`` would come too late: the text as sent would already be
+stored. Every way into the graph goes through here instead (``run_turn`` and ``resume_turn`` for evals and
+``harness ask``, the API's executor for runs): the input guardrail's rules, and the optional model-based
+check, see the message here, and the graph is given only what may be stored: the message with card
+numbers, national ids, bank accounts and secrets masked, or, when it is refused, a placeholder naming the
+reason; with the verdict, which ``guardrail_pre`` applies. The text as sent goes no further (ADR 16).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from langgraph.types import Command
+
+from agent.guardrails import check_input, redact
+from agent.guardrails.model_check import InputScreen
+from agent.history import refused_placeholder
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agent.deps import AgentDeps
+    from agent.guardrails import InputVerdict
+    from agent.state import AgentState, ScreenState
+
+__all__ = ("admit", "admit_decision", "admit_message", "message_text", "screen_message")
+
+
+async def admit(deps: AgentDeps, graph_input: Mapping[str, Any], *, resume: bool) -> AgentState | Command[Any]:
+    """What the graph is given for a turn (``{"run_id", "session_id", "message"}``) or for the decision that
+    resumes one (``{"approval_id", "decision", "comment"}``)."""
+    if resume:
+        decision = admit_decision(graph_input["approval_id"], graph_input["decision"], graph_input.get("comment"))
+        return Command(resume=decision)
+    return await admit_message(
+        deps, graph_input["message"], run_id=graph_input["run_id"], session_id=graph_input["session_id"]
+    )
+
+
+async def admit_message(deps: AgentDeps, message: str, *, run_id: str, session_id: str) -> AgentState:
+    """The graph's input for a turn: the screened, redacted message and the verdict on it."""
+    redacted = redact(message)
+    verdict, model_check = await screen_message(deps, message, redacted)
+    screen: ScreenState = {
+        "allowed": verdict.allowed,
+        "reason": verdict.reason,
+        "rule": verdict.rule,
+        "layer": verdict.layer,
+        "model_check": model_check,
+    }
+    text = redacted if verdict.allowed else refused_placeholder(verdict.reason or "prompt_injection")
+    return {"run_id": run_id, "session_id": session_id, "message": {"text": text, "screen": screen}}
+
+
+def admit_decision(approval_id: str, decision: str, comment: str | None) -> dict[str, Any]:
+    """The resume value of a paused turn: the reviewer's comment is shown in the answer and kept in the
+    history, so it is redacted like a message."""
+    return {"approval_id": approval_id, "decision": decision, "comment": None if comment is None else redact(comment)}
+
+
+async def screen_message(deps: AgentDeps, message: str, redacted: str) -> tuple[InputVerdict, str | None]:
+    """The rules' verdict on ``message``; for a message they allow, the model-based check's when the client
+    has one (it sees only ``redacted``), with its outcome."""
+    verdict = check_input(message)
+    if not verdict.allowed or not isinstance(deps.llm, InputScreen):
+        return verdict, None
+    with deps.tracer.start_as_current_span("guardrail.model_check") as span:
+        verdict, outcome = await deps.llm.screen(redacted)
+        span.set_attribute("guardrail.model_check.outcome", outcome)
+    return verdict, outcome
+
+
+def message_text(state: AgentState) -> str:
+    """The turn's message as the graph holds it (a state checkpointed before ``MessageState`` held a string)."""
+    message: Any = state["message"]
+    return redact(message) if isinstance(message, str) else str(message["text"])

@@ -1,0 +1,80 @@
+"""What enters the graph: the verdict is reached on the message as sent, the graph gets only what may be
+stored."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+import pytest
+from langgraph.types import Command
+
+from agent import intake
+from agent.guardrails import InputVerdict
+from agent.intake import admit, admit_decision, admit_message, message_text
+
+if TYPE_CHECKING:
+    from agent import Agent
+    from agent.guardrails.model_check import ModelCheckOutcome
+
+
+async def test_an_allowed_message_enters_as_it_was_sent(agent: Agent) -> None:
+    turn = await admit_message(agent.deps, "How do I reset my password?", run_id="r_1", session_id="s_1")
+
+    assert turn == {
+        "run_id": "r_1",
+        "session_id": "s_1",
+        "message": {
+            "text": "How do I reset my password?",
+            "screen": {"allowed": True, "reason": None, "rule": None, "layer": None, "model_check": None},
+        },
+    }
+
+
+async def test_a_refused_message_enters_as_a_placeholder_naming_the_reason(agent: Agent) -> None:
+    turn = await admit_message(agent.deps, "My IBAN is DE89 3704 0044 0532 0130 00", run_id="r_1", session_id="s_1")
+
+    assert turn["message"] == {
+        "text": "[message refused: pii_bank_account]",
+        "screen": {
+            "allowed": False,
+            "reason": "pii_bank_account",
+            "rule": "bank_account",
+            "layer": "rules",
+            "model_check": None,
+        },
+    }
+
+
+async def test_the_model_check_sees_only_the_redacted_text(agent: Agent, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+
+    class Screen:
+        model = "m"
+
+        async def screen(self, message: str) -> tuple[InputVerdict, ModelCheckOutcome]:
+            seen.append(message)
+            return InputVerdict(allowed=True), "allowed"
+
+    # rules that miss the card: the model check, and the graph, still get it masked
+    monkeypatch.setattr(intake, "check_input", lambda message: InputVerdict(allowed=True))
+    deps = dataclasses.replace(agent.deps, llm=Screen())  # type: ignore[arg-type]
+    turn = await admit_message(deps, "My card is 4111 1111 1111 1111", run_id="r_1", session_id="s_1")
+
+    assert turn["message"]["text"] == "My card is [REDACTED CARD]"
+    assert turn["message"]["screen"]["model_check"] == "allowed"
+    assert seen == ["My card is [REDACTED CARD]"]
+
+
+async def test_a_decision_enters_with_its_comment_redacted(agent: Agent) -> None:
+    decision = {"approval_id": "apv_1", "decision": "reject", "comment": "Paid by 4111 1111 1111 1111"}
+
+    resume = await admit(agent.deps, decision, resume=True)
+
+    assert isinstance(resume, Command)
+    assert resume.resume == {"approval_id": "apv_1", "decision": "reject", "comment": "Paid by [REDACTED CARD]"}
+    assert admit_decision("apv_1", "approve", None)["comment"] is None
+
+
+def test_the_message_text_of_a_state_written_before_it_was_screened_is_redacted() -> None:
+    assert message_text({"message": "Card 4111 1111 1111 1111"}) == "Card [REDACTED CARD]"  # type: ignore[typeddict-item]
