@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from agent.deps import AgentDeps
     from agent.guardrails import InputVerdict
-    from agent.state import AgentState, ScreenState
+    from agent.state import AgentState, PrincipalState, ScreenState
 
 __all__ = ("admit", "admit_decision", "admit_message", "message_text", "screen_message")
 
@@ -36,12 +36,18 @@ async def admit(deps: AgentDeps, graph_input: Mapping[str, Any], *, resume: bool
         decision = admit_decision(graph_input["approval_id"], graph_input["decision"], graph_input.get("comment"))
         return Command(resume=decision)
     return await admit_message(
-        deps, graph_input["message"], run_id=graph_input["run_id"], session_id=graph_input["session_id"]
+        deps,
+        graph_input["message"],
+        run_id=graph_input["run_id"],
+        session_id=graph_input["session_id"],
+        principal=graph_input.get("principal"),
     )
 
 
-async def admit_message(deps: AgentDeps, message: str, *, run_id: str, session_id: str) -> AgentState:
-    """The graph's input for a turn: the screened, redacted message and the verdict on it."""
+async def admit_message(
+    deps: AgentDeps, message: str, *, run_id: str, session_id: str, principal: PrincipalState | None = None
+) -> AgentState:
+    """The graph's input for a turn: the screened, redacted message and the verdict on it, and who asks."""
     redacted = redact(message)
     verdict, model_check = await screen_message(deps, message, redacted)
     screen: ScreenState = {
@@ -52,7 +58,12 @@ async def admit_message(deps: AgentDeps, message: str, *, run_id: str, session_i
         "model_check": model_check,
     }
     text = redacted if verdict.allowed else refused_placeholder(verdict.reason or "prompt_injection")
-    return {"run_id": run_id, "session_id": session_id, "message": {"text": text, "screen": screen}}
+    return {
+        "run_id": run_id,
+        "session_id": session_id,
+        "message": {"text": text, "screen": screen},
+        "principal": principal or {"subject": None, "account_id": None},
+    }
 
 
 def admit_decision(approval_id: str, decision: str, comment: str | None) -> dict[str, Any]:

@@ -9,6 +9,7 @@ __all__ = (
     "AgentState",
     "MessageState",
     "PassageState",
+    "PrincipalState",
     "ProposalState",
     "ScreenState",
     "TraceState",
@@ -64,6 +65,13 @@ class MessageState(TypedDict):
     screen: ScreenState
 
 
+class PrincipalState(TypedDict):
+    """Who asked for the turn, as far as the agent needs to know: what "my account" means."""
+
+    subject: str | None
+    account_id: str | None
+
+
 def keep_current_run(old: list[TraceState], new: list[TraceState]) -> list[TraceState]:
     """Append trace entries, dropping those of earlier runs once a new run writes its first one."""
     if not new:
@@ -77,6 +85,7 @@ class AgentState(TypedDict, total=False):
     run_id: str
     session_id: str
     message: MessageState
+    principal: PrincipalState
     # the session's conversation, shared by its turns (``agent.history``)
     history: Annotated[list[dict[str, str]], operator.add]
     # per turn; guardrail_pre resets them

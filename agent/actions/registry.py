@@ -66,8 +66,13 @@ class Action(Protocol):
     record_id: re.Pattern[str]
     """How such an id looks; a model may only name a record the user named."""
 
-    async def check(self, arguments: dict[str, Any]) -> NotPossible | None:
-        """Why the action cannot be proposed with these arguments, or None when it can."""
+    def bind(self, arguments: dict[str, Any], account_id: str | None) -> dict[str, Any]:
+        """The arguments with what "my account" means filled in: ``account_id`` is the asker's account, None
+        when the service does not know it."""
+        ...
+
+    async def check(self, arguments: dict[str, Any], account_id: str | None) -> NotPossible | None:
+        """Why the action cannot be proposed with these arguments for the asker of ``account_id``, or None."""
         ...
 
     async def summarize(self, arguments: dict[str, Any]) -> str:
@@ -86,7 +91,10 @@ class IssueRefund:
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
 
-    async def check(self, arguments: dict[str, Any]) -> NotPossible | None:
+    def bind(self, arguments: dict[str, Any], account_id: str | None) -> dict[str, Any]:
+        return arguments  # an invoice is named by its number, never by "my"
+
+    async def check(self, arguments: dict[str, Any], account_id: str | None) -> NotPossible | None:
         invoice_id = arguments.get("invoice_id")
         if not isinstance(invoice_id, str) or not _INVOICE_ID.match(invoice_id):
             return NotPossible(
@@ -94,11 +102,18 @@ class IssueRefund:
                 text="Which invoice should I refund? Tell me its number, such as INV-1001; Settings > Billing > "
                 "Invoices lists yours.",
             )
-        if await self._ledger.invoice(invoice_id) is None:
+        invoice = await self._ledger.invoice(invoice_id)
+        if invoice is None:
             return NotPossible(
                 reason="unknown_record",
                 text=f"There is no invoice {invoice_id}, so there is nothing to refund. Check the number in "
                 "Settings > Billing > Invoices (invoice numbers look like INV-1001) and ask again.",
+            )
+        if account_id is not None and invoice.account_id != account_id:
+            return NotPossible(
+                reason="wrong_account",
+                text=f"Invoice {invoice_id} is not one of your account's invoices, so I can't refund it. "
+                "Settings > Billing > Invoices lists the invoices of your account; ask again with one of those.",
             )
         return None
 
@@ -129,7 +144,12 @@ class DeleteAccount:
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
 
-    async def check(self, arguments: dict[str, Any]) -> NotPossible | None:
+    def bind(self, arguments: dict[str, Any], account_id: str | None) -> dict[str, Any]:
+        if account_id is not None and not arguments.get("account_id"):
+            return {**arguments, "account_id": account_id}  # "delete my account"
+        return arguments
+
+    async def check(self, arguments: dict[str, Any], asker: str | None) -> NotPossible | None:
         account_id = arguments.get("account_id")
         if not isinstance(account_id, str) or not _ACCOUNT_ID.match(account_id):
             return NotPossible(
@@ -143,6 +163,12 @@ class DeleteAccount:
                 reason="unknown_record",
                 text=f"There is no account {account_id}, so there is nothing to delete. Check the id in "
                 "Settings > Account (account ids look like ACC-2001) and ask again.",
+            )
+        if asker is not None and account_id != asker:
+            return NotPossible(
+                reason="wrong_account",
+                text=f"You can only delete your own account, {asker}; {account_id} is not yours, so I can't "
+                "delete it. Its owner can ask for that themselves.",
             )
         if account.deleted_at is not None:
             return NotPossible(

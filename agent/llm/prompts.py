@@ -51,12 +51,17 @@ HISTORY_TURNS = 3
 """Earlier exchanges of the session included for context."""
 
 
-def build_messages(question: str, passages: Sequence[Passage], history: Sequence[ChatMessage]) -> list[ChatMessage]:
+def build_messages(
+    question: str, passages: Sequence[Passage], history: Sequence[ChatMessage], *, account_id: str | None = None
+) -> list[ChatMessage]:
+    """The system prompt, the worked examples, recent history and the question with its passages; with
+    ``account_id``, the asker's account, which "my account" means."""
     context = "\n\n".join(f"[{p.doc_id}] {p.title}\n{p.text}" for p in passages) or "(no passages found)"
     recent = list(history)[-2 * HISTORY_TURNS :]
+    asker = f"The user's account is {account_id}.\n\n" if account_id else ""
     return [
         ChatMessage("system", SYSTEM_PROMPT),
         *EXAMPLES,
         *recent,
-        ChatMessage("user", f"Knowledge base passages:\n{context}\n\nQuestion: {question}"),
+        ChatMessage("user", f"Knowledge base passages:\n{context}\n\n{asker}Question: {question}"),
     ]

@@ -37,8 +37,10 @@ MAX_ANSWER_TOKENS = 400
 class _Draft:
     """Decides, once the whole answer is in, what it means: an answer, or an action to approve."""
 
-    def __init__(self, deps: AgentDeps) -> None:
+    def __init__(self, deps: AgentDeps, account_id: str | None) -> None:
         self._deps = deps
+        self._account_id = account_id
+        """The asker's account: what "my account" means; None when the service does not know it."""
         self.parsed = ParsedAnswer(kind="answer", text="")
         self.proposal: ProposalState | None = None
         self.not_possible: NotPossible | None = None
@@ -62,23 +64,26 @@ class _Draft:
         if action is None or registered is None:
             self.not_possible = unknown_action(action.name if action else None)
             return
-        self.not_possible = await registered.check(action.arguments)
+        arguments = registered.bind(action.arguments, self._account_id)
+        self.not_possible = await registered.check(arguments, self._account_id)
         if self.not_possible is None:
             self.proposal = {
                 "approval_id": self._deps.ids.new("apv"),
                 "action": action.name,
-                "arguments": action.arguments,
-                "summary": await registered.summarize(action.arguments),
+                "arguments": arguments,
+                "summary": await registered.summarize(arguments),
             }
 
 
 async def generate_answer(state: AgentState, deps: AgentDeps) -> NodeResult:
     passages = [Passage(**p) for p in state.get("passages", [])]
     message = message_text(state)
-    messages = build_messages(message, passages, prompt_history(state.get("history", [])))
+    principal = state.get("principal")
+    account_id = principal["account_id"] if principal else None
+    messages = build_messages(message, passages, prompt_history(state.get("history", [])), account_id=account_id)
     structured, tools = answer_format([p.doc_id for p in passages], deps.actions.actions, message)
     params = LLMParams(max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, structured=structured, tools=tools)
-    draft = _Draft(deps)
+    draft = _Draft(deps, account_id)
     with deps.tracer.start_as_current_span("llm.generate") as span:
         span.set_attribute("llm.model", deps.llm.model)
         reply = await call_model(deps, messages, params, get_stream_writer(), draft.finish)

@@ -1,7 +1,9 @@
 """Signed tokens (OIDC-style JWTs): HS256 with a shared secret, RS256/ES256 with keys from a JWKS URL.
 
 PyJWT does the cryptography and the claim checks. Keys from the JWKS URL are cached and fetched again
-when a token names a key id the cache does not hold (key rotation), at most every 30 seconds.
+when a token names a key id the cache does not hold (key rotation), at most every 30 seconds after the
+last fetch (PyJWT's cooldown), so that tokens with made-up key ids cannot turn this service into a load
+on the identity provider; a newly published key is therefore accepted within 30 seconds.
 """
 
 from __future__ import annotations
@@ -21,12 +23,19 @@ __all__ = ("JwtVerifier",)
 
 _LEEWAY_S = 10
 """Clock skew tolerated on ``exp``/``nbf``/``iat`` between the issuer and this service."""
+_REFRESH_EVERY_S = 30
+"""How soon after a fetch of the key set an unknown key id may make the service fetch it again."""
+_FETCH_TIMEOUT_S = 5
 
 
 class JwtVerifier:
     def __init__(self, config: AuthConfig) -> None:
         self._secret = config.jwt_secret
-        self._jwks = jwt.PyJWKClient(config.jwks_url, cache_keys=True, lifespan=300) if config.jwks_url else None
+        self._jwks = (
+            jwt.PyJWKClient(config.jwks_url, lifespan=300, timeout=_FETCH_TIMEOUT_S, cooldown_duration=_REFRESH_EVERY_S)
+            if config.jwks_url
+            else None
+        )
         self._issuer = config.jwt_issuer
         self._audience = config.jwt_audience
 
@@ -42,7 +51,7 @@ class JwtVerifier:
         elif algorithm in ("RS256", "ES256") and self._jwks is not None:
             key = await self._signing_key(token)
         else:
-            raise TokenRejected("token_signature_invalid", f"Tokens signed with {algorithm!r} are not accepted here.")
+            raise TokenRejected("token_signature_invalid", "The bearer token's signing algorithm is not accepted here.")
         try:
             claims = jwt.decode(
                 token,

@@ -163,7 +163,12 @@ class RunRegistry:
             )
         run = self._track(record)
         run.emit(msgspec.structs.replace(self._topology, session_id=session_id))
-        turn = {"run_id": run.run_id, "session_id": session_id, "message": message}
+        turn = {
+            "run_id": run.run_id,
+            "session_id": session_id,
+            "message": message,
+            "principal": {"subject": principal.subject, "account_id": principal.account_id},
+        }
         self._launch(run, turn)
         return run
 
@@ -171,9 +176,12 @@ class RunRegistry:
         """Continue a waiting run with ``principal``'s decision; returns the run and the seq it resumes after."""
         self._refuse_when_closing()
         found = await self.get(request.run_id, request.session_id, principal)
+        snapshot = found.snapshot() if isinstance(found, Run) else found.snapshot
+        if snapshot.status != "waiting":  # decided already, or never paused: the same for everyone
+            _check_decidable(snapshot, request)
         if not self.access.may_decide(principal, found.record if isinstance(found, Run) else found):
             raise NotAnApprover(f"Only subjects with the role {self.access.approver_role!r} decide approvals.")
-        _check_decidable(found.snapshot() if isinstance(found, Run) else found.snapshot, request)
+        _check_decidable(snapshot, request)
         record = await self.log.claim_run(request.run_id)
         if record is None:
             raise RunNotPaused(f"Run {request.run_id} is being decided or executed right now.")

@@ -4,17 +4,13 @@ nothing is served."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
-from tests.e2e.conftest import free_port
 from tests.support.decisions import decision_for
-from tests.support.harness_process import HarnessProcess
+from tests.support.harness_process import HarnessProcess, serve_once
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -31,17 +27,6 @@ def store_env(tmp_path: Path, stores: SharedStores | None) -> dict[str, str]:
         "HARNESS_STUB_TOKEN_DELAY_MS": "0",
         **(stores.env if stores else {}),
     }
-
-
-def serve_once(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "api.cli", "serve"],
-        env={**os.environ, "HARNESS_PORT": str(free_port()), **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 async def test_a_paused_run_survives_a_restart_and_only_its_key_opens_the_store(

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -13,7 +10,7 @@ import httpx
 import pytest
 
 from tests.e2e.conftest import free_port
-from tests.support.harness_process import HarnessProcess
+from tests.support.harness_process import HarnessProcess, serve_once
 from tests.support.shared_stores import fresh_shared_stores
 from tests.support.tcp_proxy import TcpProxy
 
@@ -40,17 +37,6 @@ def through(url: str, port: int) -> str:
     return urlunsplit(parts._replace(netloc=f"{credentials}@127.0.0.1:{port}" if credentials else f"127.0.0.1:{port}"))
 
 
-def serve_once(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "api.cli", "serve"],
-        env={**os.environ, "HARNESS_DATA_DIR": str(tmp_path), "HARNESS_PORT": str(free_port()), **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize("store", ["redis", "postgres"])
 def test_a_store_that_is_down_at_start_is_one_clear_line(shared: SharedStores, tmp_path: Path, store: str) -> None:
     closed = free_port()
@@ -62,7 +48,7 @@ def test_a_store_that_is_down_at_start_is_one_clear_line(shared: SharedStores, t
         env["HARNESS_DATABASE_URL"] = f"postgresql://postgres:hunter2@127.0.0.1:{closed}/test"
         expected = f"harness: cannot connect to PostgreSQL at postgresql://postgres:***@127.0.0.1:{closed}/test: "
 
-    finished = serve_once(env, tmp_path)
+    finished = serve_once({**env, "HARNESS_DATA_DIR": str(tmp_path)})
 
     assert finished.returncode == 2
     lines = finished.stderr.strip().splitlines()
@@ -83,7 +69,7 @@ def test_a_store_that_is_down_at_start_is_one_clear_line(shared: SharedStores, t
 def test_a_malformed_store_url_is_a_configuration_error(
     shared: SharedStores, tmp_path: Path, env: dict[str, str], message: str
 ) -> None:
-    finished = serve_once({**shared.env, **env}, tmp_path)
+    finished = serve_once({**shared.env, **env, "HARNESS_DATA_DIR": str(tmp_path)})
 
     assert finished.returncode == 2
     assert finished.stderr.strip().splitlines() == [finished.stderr.strip()]

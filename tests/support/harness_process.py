@@ -18,7 +18,7 @@ from tests.support.processes import stop
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ("HarnessProcess",)
+__all__ = ("HarnessProcess", "serve_once")
 
 
 class HarnessProcess:
@@ -70,3 +70,15 @@ class HarnessProcess:
         if self.process is not None and self.process.poll() is None:
             stop(self.process, signal.SIGTERM, within_s=20)
         self._log.close()
+
+
+def serve_once(env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    """``harness serve`` expected to refuse to start: its exit code and what it printed."""
+    return subprocess.run(
+        [sys.executable, "-m", "api.cli", "serve"],
+        env={**os.environ, "HARNESS_PORT": str(free_port()), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )

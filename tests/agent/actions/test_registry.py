@@ -20,10 +20,12 @@ def registry(tmp_path: Path) -> Iterator[ActionRegistry]:
     ledger.close()
 
 
-async def check(registry: ActionRegistry, action: str, arguments: dict[str, Any]) -> NotPossible | None:
+async def check(
+    registry: ActionRegistry, action: str, arguments: dict[str, Any], account_id: str | None = None
+) -> NotPossible | None:
     registered = registry.get(action)
     assert registered is not None
-    return await registered.check(arguments)
+    return await registered.check(registered.bind(arguments, account_id), account_id)
 
 
 @pytest.mark.parametrize(
@@ -62,3 +64,31 @@ async def test_an_account_already_deleted_is_already_done(registry: ActionRegist
     assert problem == NotPossible(
         reason="already_done", text="Account ACC-2002 is already deleted; there is nothing left to delete."
     )
+
+
+@pytest.mark.parametrize(
+    ("action", "arguments"),
+    [("issue_refund", {"invoice_id": "INV-1003"}), ("delete_account", {"account_id": "ACC-2002"})],
+)
+async def test_a_record_of_another_account_is_not_the_askers_to_act_on(
+    registry: ActionRegistry, action: str, arguments: dict[str, Any]
+) -> None:
+    problem = await check(registry, action, arguments, account_id="ACC-2001")
+
+    assert problem is not None
+    assert problem.reason == "wrong_account"
+    assert "can't" in problem.text
+    assert "approve" not in problem.text
+
+
+async def test_the_askers_own_records_can_be_proposed(registry: ActionRegistry) -> None:
+    assert await check(registry, "issue_refund", {"invoice_id": "INV-1002"}, account_id="ACC-2001") is None
+    assert await check(registry, "delete_account", {"account_id": "ACC-2001"}, account_id="ACC-2001") is None
+
+
+def test_my_account_is_the_askers_account(registry: ActionRegistry) -> None:
+    delete = registry.get("delete_account")
+    assert delete is not None
+    assert delete.bind({}, "ACC-2003") == {"account_id": "ACC-2003"}
+    assert delete.bind({"account_id": "ACC-2002"}, "ACC-2003") == {"account_id": "ACC-2002"}, "named, not mine"
+    assert delete.bind({}, None) == {}, "unknown asker: the registry asks which account"

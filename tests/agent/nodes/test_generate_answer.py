@@ -6,14 +6,13 @@ token deltas add up to the registry's statement alone.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
 
-from agent.actions import ActionRegistry, ActionResult, NotPossible, SqliteLedger
+from agent.actions import ActionRegistry, SqliteLedger
 from agent.clock import SequentialIds, SteppingClock
 from agent.deps import AgentDeps
 from agent.graph import build_graph
@@ -60,27 +59,6 @@ class ScriptedLLM:
         )
 
 
-class OtherAccountsInvoice:
-    """What the refund action answers once it knows the caller's account (issue 11) for another's invoice."""
-
-    name = "issue_refund"
-    description = "Refund an invoice."
-    argument = "invoice_id"
-    record_id = re.compile(r"\bINV-\d{4}\b")
-
-    async def check(self, arguments: dict[str, Any]) -> NotPossible | None:
-        return NotPossible(
-            reason="wrong_account",
-            text=f"Invoice {arguments['invoice_id']} belongs to another account, so I can't refund it from here.",
-        )
-
-    async def summarize(self, arguments: dict[str, Any]) -> str:
-        raise AssertionError("never proposed")
-
-    async def execute(self, arguments: dict[str, Any], approval_id: str, at: str) -> ActionResult:
-        raise AssertionError("never proposed")
-
-
 def proposal(name: str, **arguments: str) -> dict[str, Any]:
     return {
         "kind": "action_proposal",
@@ -98,7 +76,11 @@ def ledger(tmp_path: Path) -> Iterator[SqliteLedger]:
 
 
 async def turn(
-    answer: dict[str, Any] | None, actions: ActionRegistry, tool_calls: tuple[ToolCall, ...] = ()
+    answer: dict[str, Any] | None,
+    actions: ActionRegistry,
+    tool_calls: tuple[ToolCall, ...] = (),
+    *,
+    account_id: str | None = None,
 ) -> tuple[ChatResponse, list[TokenDelta]]:
     deps = AgentDeps(
         llm=ScriptedLLM(answer, tool_calls),
@@ -112,7 +94,13 @@ async def turn(
     graph = build_graph(deps)
     deltas: list[TokenDelta] = []
     state: dict[str, Any] = {}
-    start = await admit_message(deps, "Please refund invoice INV-1003.", run_id="r_1", session_id="s_1")
+    start = await admit_message(
+        deps,
+        "Please refund invoice INV-1003.",
+        run_id="r_1",
+        session_id="s_1",
+        principal={"subject": "alice", "account_id": account_id},
+    )
     async for mode, part in graph.astream(start, stream_mode=["custom", "values"]):
         if mode == "custom" and isinstance(part, TokenDelta):
             deltas.append(part)
@@ -148,12 +136,24 @@ async def test_an_impossible_proposal_is_answered_plainly_and_never_promised(
     assert "I can do" not in shown, "the model's promise is never shown"
 
 
-async def test_a_record_of_another_account_fits_the_same_answer_kind() -> None:
-    response, _ = await turn(proposal("issue_refund", invoice_id="INV-1003"), ActionRegistry([OtherAccountsInvoice()]))
+async def test_an_invoice_of_another_account_is_not_proposed(ledger: SqliteLedger) -> None:
+    # INV-1003 is ACC-2002's: the asker of ACC-2001 may not have it refunded
+    response, deltas = await turn(
+        proposal("issue_refund", invoice_id="INV-1003"), ActionRegistry.default(ledger), account_id="ACC-2001"
+    )
 
     assert (response.answer.kind, response.answer.reason) == ("action_not_possible", "wrong_account")
-    assert response.answer.text == "Invoice INV-1003 belongs to another account, so I can't refund it from here."
+    assert response.answer.text.startswith("Invoice INV-1003 is not one of your account's invoices")
+    assert response.pending_approval is None
+    assert "".join(delta.text for delta in deltas) == response.answer.text
     assert msgspec.json.decode(msgspec.json.encode(response.answer))["reason"] == "wrong_account"
+
+
+async def test_delete_my_account_proposes_deleting_the_askers_account(ledger: SqliteLedger) -> None:
+    response, _ = await turn(proposal("delete_account"), ActionRegistry.default(ledger), account_id="ACC-2003")
+
+    assert response.answer.kind == "action_proposal"
+    assert [entry.outcome for entry in response.trace if entry.node == "generate_answer"] == ["proposed_action"]
 
 
 async def test_a_possible_proposal_shows_the_models_text_once_checked(ledger: SqliteLedger) -> None:
