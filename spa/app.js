@@ -677,7 +677,7 @@ async function decideFromInbox(button) {
 }
 
 function renderIdentity() {
-  const signedIn = credentials.token !== null;
+  const signedIn = credentials.token !== null && page.signIn === null; // a token being checked is not yet
   els.signIn.hidden = page.signIn === null;
   setText(els.authMessage, page.signIn?.message ?? '');
   els.signInButton.disabled = Boolean(page.signIn?.checking);
