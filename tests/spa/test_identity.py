@@ -74,6 +74,13 @@ def authorization_of(request: Request) -> str | None:
     return request.all_headers().get("authorization")
 
 
+def cut_in_half(route: Route) -> None:
+    """A turn's whole stream, delivered only up to its middle: the rest must come from a reconnect."""
+    body = route.fetch().body()
+    half = body[: len(body) // 2]
+    route.fulfill(status=200, headers={"content-type": "text/event-stream; charset=utf-8"}, body=half)
+
+
 def test_with_identity_off_nothing_of_it_shows_or_is_asked(page: Page, live_server: Server) -> None:
     api_calls: list[Request] = []
     page.on("request", lambda request: api_calls.append(request) if request.resource_type == "fetch" else None)
@@ -145,12 +152,6 @@ def test_the_token_survives_a_reload_and_rides_on_the_reconnecting_stream(page: 
     expected = identity_server.ask_json(PASSWORD, token=BOB)["answer"]["text"]
     sign_in_after_refusal(page, identity_server, BOB)
 
-    def cut_in_half(route: Route) -> None:
-        # the turn's whole stream, delivered only up to its middle: the rest must come from a reconnect
-        body = route.fetch().body()
-        half = body[: len(body) // 2]
-        route.fulfill(status=200, headers={"content-type": "text/event-stream; charset=utf-8"}, body=half)
-
     replays: list[Request] = []
     page.on("request", lambda request: replays.append(request) if "/events" in request.url else None)
     page.route("**/chat", cut_in_half)
@@ -173,6 +174,32 @@ def test_the_token_survives_a_reload_and_rides_on_the_reconnecting_stream(page: 
     assert stored_token(page) is None
     assert page.is_hidden("[data-action=open-inbox]")
     assert page.locator("[data-region=transcript] > li").count() == 0, "the conversation was bob's"
+
+
+def test_a_token_refused_mid_run_asks_to_sign_in_and_then_picks_the_run_up(page: Page, identity_server: Server) -> None:
+    expected = identity_server.ask_json(PASSWORD, token=BOB)["answer"]["text"]
+    sign_in_after_refusal(page, identity_server, BOB)
+    page.route("**/chat", cut_in_half)
+
+    def expired_once(route: Route) -> None:
+        # the token ran out between the cut and the reconnect
+        page.unroute("**/runs/*/events*", expired_once)
+        problem = {"code": "token_expired", "detail": "The bearer token has expired.", "status": 401}
+        route.fulfill(status=401, headers={"content-type": "application/problem+json"}, body=json.dumps(problem))
+
+    page.route("**/runs/*/events*", expired_once)
+    page.click("[data-role=send]")
+    page.wait_for_selector("[data-region=sign-in]", state="visible", timeout=TIMEOUT_MS)
+    assert auth_message(page) == "Your access token has expired. Sign in again with a new one."
+    page.wait_for_selector("[data-role=connection][data-state=lost]", timeout=TIMEOUT_MS)
+    assert page.get_attribute("[data-role=outcome]", "data-status") == "running", "the run is not over for it"
+    assert stored_token(page) is None
+
+    page.fill("[data-role=token]", BOB)
+    page.click("[data-action=sign-in]")
+    wait_status(page, "completed")
+    assert answer_text(page) == expected
+    assert page.get_attribute("[data-role=connection]", "data-state") == "closed"
 
 
 def test_alices_refund_is_refused_to_her_and_approved_by_carol_from_the_inbox(
