@@ -1,5 +1,6 @@
 // Plain JSON calls to the API, each answering `{ok, status, body}`; problem+json bodies come back as
 // they are (`code`, `detail`, ...), and a network failure as `{ok: false, status: 0, body: {code: 'network_error'}}`.
+// The `fetch` given adds the token when the service wants one (auth.js).
 
 export const JSON_TYPE = 'application/json';
 
@@ -29,6 +30,8 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis) } = {}) {
     cancel: (runId) => call('POST', `/runs/${encodeURIComponent(runId)}/cancel`),
     /** `GET /runs/{id}`: the RunSnapshot. */
     run: (runId) => call('GET', `/runs/${encodeURIComponent(runId)}`),
+    /** `GET /approvals`: `{approvals: [...]}`, the pending approvals the caller may decide. */
+    approvals: () => call('GET', '/approvals'),
     /** `GET /kb/{doc_id}`: `{doc_id, title, body}` of a cited document. */
     document: (docId, signal) => call('GET', documentPath(docId), undefined, signal),
   };

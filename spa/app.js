@@ -2,9 +2,12 @@
 // Everything that decides lives in the other modules; this one holds the page's few mutable
 // things (the session, the current turn, the connection) and redraws from the run state.
 
-import { createApi } from './api.js';
+import { explainProblem } from './access.js';
+import { createApi, readJson } from './api.js';
+import { createCredentials, tokenFrom, withBearer } from './auth.js';
 import { formatMs } from './format.js';
 import { drawGraph, paintGraph } from './graph.js';
+import { decisionNote, decisionSettles, pendingApprovals, renderInbox, withoutApproval } from './inbox.js';
 import { h, setText, streamText } from './render.js';
 import {
   applyEnvelopes,
@@ -15,6 +18,7 @@ import {
   runStatus,
   streamEnded,
 } from './state.js';
+import { load, save } from './storage.js';
 import { followTurn } from './stream.js';
 import {
   approvalCard,
@@ -27,7 +31,9 @@ import {
 } from './views.js';
 
 const doc = document;
-const api = createApi();
+const credentials = createCredentials(sessionStorage);
+const authorizedFetch = withBearer(globalThis.fetch.bind(globalThis), () => credentials.token, askToSignIn);
+const api = createApi({ fetch: authorizedFetch });
 const $ = (selector) => doc.querySelector(selector);
 const STORE = { session: 'harness.session', active: 'harness.active', topology: 'harness.topology' };
 
@@ -51,6 +57,17 @@ const els = {
   dialog: $('[data-region=document]'),
   dialogBody: $('[data-region=document-body]'),
   dialogClose: $('[data-action=close-document]'),
+  signIn: $('[data-region=sign-in]'),
+  token: $('[data-role=token]'),
+  signInButton: $('[data-action=sign-in]'),
+  authMessage: $('[data-role=auth-message]'),
+  signOut: $('[data-action=sign-out]'),
+  inboxToggle: $('[data-action=open-inbox]'),
+  inbox: $('[data-region=inbox]'),
+  inboxList: $('[data-region=inbox-list]'),
+  inboxEmpty: $('[data-region=inbox-empty]'),
+  inboxNote: $('[data-region=inbox-note]'),
+  inboxRefresh: $('[data-action=refresh-inbox]'),
 };
 
 const page = {
@@ -68,6 +85,9 @@ const page = {
   followedNode: null,
   turns: 0,
   decision: null,
+  seenStatus: null,
+  signIn: null,
+  inbox: closedInbox(),
 };
 
 // --- turns ---
@@ -109,6 +129,7 @@ async function follow(options, { takeOverOnOpen = false } = {}) {
   const mine = () => page.follower === token;
   const result = await followTurn({
     ...options,
+    fetch: authorizedFetch,
     signal: token.controller.signal,
     onOpen: () => {
       if (adopted) return;
@@ -150,7 +171,14 @@ function settleStream(result, options) {
       setConnection('json');
       break;
     case 'problem':
-      page.run = applyProblem(page.run, result.body, result.status);
+      if (result.status === 401 && page.run.runId !== null) {
+        // the run goes on; watching it needs a sign-in first, then it is picked up where it was
+        page.run = streamEnded(page.run);
+        page.lost = { runId: page.run.runId, lastEventId: '', options };
+        setConnection('lost');
+        break;
+      }
+      refuseTurn(result.status, result.body);
       setConnection('closed');
       break;
     case 'unreachable':
@@ -178,7 +206,8 @@ async function askJson(request) {
   } finally {
     page.jsonRequest = null;
   }
-  page.run = answer.ok ? applyResponse(page.run, answer.body) : applyProblem(page.run, answer.body, answer.status);
+  if (answer.ok) page.run = applyResponse(page.run, answer.body);
+  else refuseTurn(answer.status, answer.body);
   setConnection(answer.status === 0 ? 'offline' : 'json');
   remember();
   render();
@@ -219,7 +248,7 @@ async function decide(decision) {
       page.jsonRequest = null;
     }
     if (answer.ok) page.run = applyResponse(page.run, answer.body);
-    else if (answer.status === 409 || answer.status === 404) decisionFailed(answer.body, answer.status);
+    else if (DECISION_REFUSALS.has(answer.status)) decisionFailed(answer.body, answer.status);
     else page.run = applyProblem(page.run, answer.body, answer.status);
   }
   if (page.decision) page.decision.pending = false;
@@ -227,12 +256,26 @@ async function decide(decision) {
   render();
 }
 
+/** Answers to a decision that leave the run as it was: still waiting, for someone else or for later. */
+const DECISION_REFUSALS = new Set([401, 403, 404, 409]);
+
+/** A turn the server would not take, said in plain words; one refused for want of a token can be sent again as it is. */
+function refuseTurn(status, problem) {
+  page.run = applyProblem(page.run, explainProblem(status, problem), status);
+  if (status === 401 && !els.input.value) els.input.value = page.run.message;
+  if (problem?.code === 'session_not_found') {
+    // the session is not this caller's (any more): the next message starts a new one
+    page.sessionId = null;
+    save(sessionStorage, STORE.session, null);
+  }
+}
+
 function decisionFailed(problem, status) {
   page.decision = null;
   const card = page.view?.card;
   if (!card) return;
   for (const button of card.querySelectorAll('button')) button.disabled = false;
-  const detail = problem?.detail || `The decision was not accepted (HTTP ${status}).`;
+  const detail = explainProblem(status, problem)?.detail || `The decision was not accepted (HTTP ${status}).`;
   setText(card.querySelector('[data-region=approval-error]'), detail);
 }
 
@@ -254,7 +297,7 @@ async function stop() {
     page.run = applyRunSnapshot(page.run, answer.body);
     if (!page.run.terminal) await pollUntilSettled(run.runId);
   } else if (!answer.ok && answer.status !== 409) {
-    setConnection(page.connection, { note: answer.body?.detail });
+    setConnection(page.connection, { note: explainProblem(answer.status, answer.body)?.detail });
   }
   remember();
   render();
@@ -284,6 +327,16 @@ async function resumeActiveRun() {
   const active = parseJson(load(sessionStorage, STORE.active));
   if (!active?.runId) return;
   const answer = await api.run(active.runId);
+  if (answer.status === 401) return; // kept: picked up after the sign-in this asked for
+  if (answer.status === 404 || answer.status === 403) {
+    // not (or no longer) this caller's run: say so rather than drop it without a word
+    save(sessionStorage, STORE.active, null);
+    startTurn(active.message || '(message sent before the page reloaded)', 'stream');
+    page.run = applyProblem(page.run, explainProblem(answer.status, answer.body), answer.status);
+    setConnection('closed');
+    render();
+    return;
+  }
   if (!answer.ok || !['running', 'waiting'].includes(answer.body.status)) {
     save(sessionStorage, STORE.active, null);
     return;
@@ -300,6 +353,11 @@ function stopFollowing() {
 
 function newConversation() {
   if (isActive()) return;
+  resetConversation();
+  els.input.focus();
+}
+
+function resetConversation() {
   stopFollowing();
   page.sessionId = null;
   page.run = null;
@@ -313,7 +371,6 @@ function newConversation() {
   els.trace.replaceChildren(h(doc, 'p', { class: 'hint' }, ['Shown when a turn ends, from its final response.']));
   setConnection('idle');
   render();
-  els.input.focus();
 }
 
 function isActive() {
@@ -338,6 +395,12 @@ function remember() {
   }
   const active = run.runId && !run.terminal ? JSON.stringify({ runId: run.runId, message: run.message }) : null;
   save(sessionStorage, STORE.active, active);
+  const status = runStatus(run);
+  if (status !== page.seenStatus) {
+    page.seenStatus = status;
+    // a run that pauses or ends may have added an approval to the inbox, or taken one out
+    if (status !== 'running') refreshInbox();
+  }
 }
 
 // --- drawing ---
@@ -380,6 +443,7 @@ function turnView(message, number) {
 
 function render() {
   const run = page.run;
+  renderIdentity();
   renderOutcome(els.outcome, run, page.connection);
   renderUsage(els.usage, run);
   renderConnection(run);
@@ -501,29 +565,135 @@ async function openDocument(docId, opener) {
   els.dialogBody.replaceChildren(h(doc, 'p', { class: 'hint' }, ['Loading the document…']));
   if (!els.dialog.open) els.dialog.showModal();
   const answer = await api.document(docId);
-  if (answer.ok) els.dialogBody.replaceChildren(...documentView(doc, answer.body));
-  else els.dialogBody.replaceChildren(h(doc, 'p', { role: 'alert' }, [answer.body?.detail || `No document ${docId}.`]));
+  if (answer.ok) {
+    els.dialogBody.replaceChildren(...documentView(doc, answer.body));
+  } else {
+    const detail = explainProblem(answer.status, answer.body)?.detail || `No document ${docId}.`;
+    els.dialogBody.replaceChildren(h(doc, 'p', { role: 'alert' }, [detail]));
+  }
   els.dialog.addEventListener('close', () => opener?.focus(), { once: true });
 }
 
-// --- storage that may be unavailable ---
+// --- identity: signing in and out, the approvals inbox ---
 
-function load(storage, key) {
-  try {
-    return storage.getItem(key);
-  } catch {
-    return null;
+/** Any 401, whichever request got it: the token sent, if any, is no good; ask for one in the refusal's words. */
+async function askToSignIn(response, tokenSent) {
+  const problem = await readJson(response);
+  if (tokenSent !== null && tokenSent === credentials.token) credentials.signOut();
+  if (credentials.token !== null) return; // signed in again while that answer was on its way
+  const focused = page.signIn !== null;
+  page.signIn = { message: explainProblem(401, problem).detail, checking: false };
+  renderIdentity();
+  if (!focused) els.token.focus();
+}
+
+/** Take the token typed in, and check it with `GET /approvals`, whose answer fills the inbox too. */
+async function signIn() {
+  const token = tokenFrom(els.token.value);
+  if (token === null) {
+    page.signIn = { message: 'Paste the access token you were given: one word, without spaces.', checking: false };
+    renderIdentity();
+    return;
+  }
+  credentials.signIn(token);
+  page.signIn = { ...page.signIn, checking: true };
+  renderIdentity();
+  const answer = await api.approvals();
+  if (answer.status === 401) return; // askToSignIn has said why
+  els.token.value = '';
+  page.signIn = null;
+  takeInbox(answer);
+  if (page.inbox.approvals.length > 0) page.inbox.open = true;
+  render();
+  els.input.focus();
+  // what the 401 interrupted: a run being watched, or the one a reload was to pick up
+  if (page.lost) reconnectNow();
+  else if (page.run === null) resumeActiveRun();
+}
+
+function signOut() {
+  credentials.signOut();
+  page.jsonRequest?.abort();
+  resetConversation(); // the conversation was the signed-out subject's
+  page.inbox = closedInbox();
+  page.signIn = { message: 'Signed out. Sign in to continue.', checking: false };
+  render();
+  els.token.focus();
+}
+
+function closedInbox() {
+  return { approvals: [], open: false, loaded: false, note: '', problem: '' };
+}
+
+async function refreshInbox() {
+  if (credentials.token === null) return;
+  takeInbox(await api.approvals());
+  render();
+}
+
+function takeInbox(answer) {
+  if (answer.ok) {
+    page.inbox.approvals = pendingApprovals(answer.body);
+    page.inbox.loaded = true;
+    page.inbox.problem = '';
+  } else if (answer.status !== 401) {
+    const detail = explainProblem(answer.status, answer.body)?.detail || `HTTP ${answer.status}`;
+    page.inbox.problem = `The approvals could not be loaded: ${detail}`;
   }
 }
 
-function save(storage, key, value) {
-  try {
-    if (value === null) storage.removeItem(key);
-    else storage.setItem(key, value);
-  } catch {
-    // private mode or full: the page works without it
+function toggleInbox() {
+  page.inbox.open = !page.inbox.open;
+  render();
+  if (page.inbox.open) {
+    els.inbox.focus();
+    refreshInbox();
   }
 }
+
+/** Approve or reject from the inbox: `POST /chat/resume` without a session (an approver's way); the item then leaves. */
+async function decideFromInbox(button) {
+  const item = button.closest('[data-role=inbox-item]');
+  const approvalId = item.getAttribute('data-approval-id');
+  const approval = page.inbox.approvals.find((candidate) => candidate.approval_id === approvalId);
+  if (!approval) return;
+  const decision = button.getAttribute('data-decision');
+  const buttons = item.querySelectorAll('button');
+  for (const each of buttons) each.disabled = true;
+  setText(item.querySelector('[data-region=inbox-error]'), '');
+  const answer = await api.resume({ run_id: approval.run_id, approval_id: approvalId, decision });
+  const note = decisionNote(approval, decision, answer);
+  if (decisionSettles(answer.status)) {
+    const hadFocus = item.contains(doc.activeElement);
+    page.inbox.approvals = withoutApproval(page.inbox.approvals, approvalId);
+    page.inbox.note = note;
+    render();
+    if (hadFocus) els.inbox.focus();
+  } else {
+    for (const each of buttons) each.disabled = false;
+    setText(item.querySelector('[data-region=inbox-error]'), note);
+  }
+  await refreshInbox();
+}
+
+function renderIdentity() {
+  const signedIn = credentials.token !== null && page.signIn === null; // a token being checked is not yet
+  els.signIn.hidden = page.signIn === null;
+  setText(els.authMessage, page.signIn?.message ?? '');
+  els.signInButton.disabled = Boolean(page.signIn?.checking);
+  els.signOut.hidden = !signedIn;
+  els.inboxToggle.hidden = !signedIn;
+  els.inbox.hidden = !signedIn || !page.inbox.open;
+  const count = page.inbox.approvals.length;
+  els.inboxToggle.setAttribute('data-count', String(count));
+  els.inboxToggle.setAttribute('aria-expanded', String(page.inbox.open));
+  setText(els.inboxToggle, count > 0 ? `Approvals (${count})` : 'Approvals');
+  els.inboxEmpty.hidden = count > 0 || !page.inbox.loaded;
+  renderInbox(doc, els.inboxList, page.inbox.approvals);
+  setText(els.inboxNote, page.inbox.problem || page.inbox.note);
+}
+
+// --- stored values ---
 
 function parseJson(raw) {
   try {
@@ -568,6 +738,20 @@ els.transcript.addEventListener('click', (event) => {
   event.preventDefault();
   openDocument(link.getAttribute('data-doc-id'), link);
 });
+els.signIn.addEventListener('submit', (event) => {
+  event.preventDefault();
+  signIn();
+});
+els.signOut.addEventListener('click', signOut);
+els.inboxToggle.addEventListener('click', toggleInbox);
+els.inboxRefresh.addEventListener('click', refreshInbox);
+els.inboxList.addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-decision]');
+  if (button && !button.disabled) decideFromInbox(button);
+});
+doc.addEventListener('visibilitychange', () => {
+  if (doc.visibilityState === 'visible') refreshInbox();
+});
 els.dialogClose.addEventListener('click', () => els.dialog.close());
 els.dialog.addEventListener('click', (event) => {
   if (event.target === els.dialog) els.dialog.close(); // a click on the backdrop
@@ -576,3 +760,4 @@ els.dialog.addEventListener('click', (event) => {
 render();
 doc.documentElement.setAttribute('data-ready', 'true');
 resumeActiveRun();
+refreshInbox();

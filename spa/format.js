@@ -1,4 +1,4 @@
-// Numbers as a person reads them: latencies, waits, token counts, costs.
+// Numbers as a person reads them: latencies, waits, token counts, costs, moments.
 
 export function formatMs(ms) {
   if (typeof ms !== 'number' || !Number.isFinite(ms)) return '–';
@@ -21,4 +21,11 @@ export function formatCost(usd) {
   if (usd < 0.000001) return '< $0.000001';
   if (usd < 0.01) return `$${usd.toFixed(6).replace(/0+$/, '')}`;
   return `$${usd.toFixed(2)}`;
+}
+
+/** An RFC 3339 moment as `YYYY-MM-DD HH:MM UTC`, the same for every reader; '–' when it is not one. */
+export function formatMoment(iso) {
+  const date = new Date(typeof iso === 'string' ? iso : Number.NaN);
+  if (Number.isNaN(date.getTime())) return '–';
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }

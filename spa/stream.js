@@ -2,19 +2,21 @@
 // (`getReader()`, a streaming decoder, the SSE parser), and hands envelopes over in the batches they
 // came in. If the body closes, errors or goes silent before the run's terminal event, it reconnects
 // to `GET /runs/{id}/events` with `Last-Event-ID`, after a growing, jittered delay, until the terminal
-// event arrives or the attempts run out. Envelopes are deduplicated by seq. It knows no DOM.
+// event arrives or the attempts run out. Envelopes are deduplicated by seq. It knows no DOM, and no token:
+// the `fetch` it is given adds one when the service wants it (auth.js), reconnects included.
 
 import { JSON_TYPE, readJson, retryAfterMs } from './api.js';
 import { SSEDecoder } from './sse.js';
 
 export const EVENT_STREAM = 'text/event-stream';
 const TERMINAL_TYPES = new Set(['turn_completed', 'error']);
+const DEFINITIVE_STATUSES = new Set([401, 403, 404]);
 
 /**
  * Follow one turn to its end. Resolves (never rejects, unless `onEnvelopes` throws) to one of:
  * - `{kind: 'ended', envelope}`: the terminal event arrived;
  * - `{kind: 'json', status, body}`: the server answered JSON instead of a stream (the degrade path);
- * - `{kind: 'problem', status, body}`: an error that reconnecting cannot fix (the POST's, or a 404);
+ * - `{kind: 'problem', status, body}`: an error that reconnecting cannot fix (the POST's, or a 401, 403, 404);
  * - `{kind: 'unreachable'}`: the POST got no answer at all;
  * - `{kind: 'lost', runId, lastEventId}`: reconnecting gave up; the run may still be going;
  * - `{kind: 'aborted'}`: the caller's signal aborted.
@@ -187,7 +189,8 @@ class Follower {
       if (this.lastEventId) headers['Last-Event-ID'] = this.lastEventId;
       const opened = await this.open(`/runs/${encodeURIComponent(this.runId)}/events`, { method: 'GET', headers });
       if (opened.kind === 'problem') {
-        if (opened.status === 404) return opened;
+        // gone, or not this caller's to read (any more): retrying with the same token cannot help
+        if (DEFINITIVE_STATUSES.has(opened.status)) return opened;
         // a cursor the server will not take: replay from the start, the seq check drops what we have
         if (opened.status === 422) this.lastEventId = '';
         extraWait = opened.retryAfterMs ?? 0;

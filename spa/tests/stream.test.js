@@ -204,6 +204,21 @@ describe('the stream client', () => {
     assert.equal(result.status, 404);
   });
 
+  test('a reconnect refused for its token (401) or its caller (403) ends with the problem, not more attempts', async () => {
+    for (const [status, code] of [
+      [401, 'token_expired'],
+      [403, 'not_the_owner'],
+    ]) {
+      const { fetch, requests } = scriptedFetch([
+        new Response(body([ALL.subarray(0, afterFrame(5))]), { headers: SSE }),
+        new Response(JSON.stringify({ code }), { status, headers: { 'content-type': 'application/problem+json' } }),
+      ]);
+      const result = await follow(fetch).result;
+      assert.deepEqual([result.kind, result.status, result.body.code], ['problem', status, code]);
+      assert.equal(requests.length, 2);
+    }
+  });
+
   test('a stream that goes silent past the idle timeout is treated as cut', async () => {
     const { fetch } = scriptedFetch([
       new Response(body([ALL.subarray(0, afterFrame(5))], { hang: true }), { headers: SSE }),

@@ -1,7 +1,8 @@
 """Fixtures for the SPA's end-to-end tests: real servers, a real headless Chromium, screenshots.
 
 Each server is ``harness serve`` in a subprocess on a free loopback port with a fresh data directory
-and a token delay that makes streaming observable. The browser is Debian's ``/usr/bin/chromium``
+and a token delay that makes streaming observable; ``identity_server`` has identity on, with the tokens of
+``SUBJECTS`` and the approver role set. The browser is Debian's ``/usr/bin/chromium``
 (``HARNESS_TEST_CHROMIUM`` names another) driven by Playwright; screenshots go to test-artifacts/spa/.
 Without a browser the tests fail under CI (``CI`` set) and skip loudly elsewhere.
 """
@@ -45,6 +46,12 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+SUBJECTS = {
+    "alice": {"token": "alice-token-0123456789abcdef", "roles": ["user"], "account_id": "ACC-2001"},
+    "bob": {"token": "bob-token-0123456789abcdef", "roles": ["user"], "account_id": "ACC-2002"},
+    "carol": {"token": "carol-token-0123456789abcdef", "roles": ["approver"]},
+}
+"""Two users with accounts of their own and an approver, as tests/e2e/test_identity.py has them."""
 TOKEN_DELAY_MS = 40
 SLOW_TOKEN_DELAY_MS = 150
 STARTUP_TIMEOUT_S = 30.0
@@ -57,13 +64,13 @@ class Server:
     port: int
     log: Path
 
-    def ask_json(self, message: str) -> dict[str, Any]:
+    def ask_json(self, message: str, *, token: str | None = None) -> dict[str, Any]:
         """One turn over the JSON route, for the answer the SPA must end up showing."""
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
         request = urllib.request.Request(
-            f"{self.url}/chat",
-            data=json.dumps({"message": message}).encode(),
-            headers={"Content-Type": "application/json", "Accept": "application/json"},
-            method="POST",
+            f"{self.url}/chat", data=json.dumps({"message": message}).encode(), headers=headers, method="POST"
         )
         with urllib.request.urlopen(request, timeout=30) as response:
             answer: dict[str, Any] = json.load(response)
@@ -171,6 +178,21 @@ def failing_server(tmp_path_factory: pytest.TempPathFactory, artifacts: Path, br
     """The stub model whose stream breaks after three tokens."""
     with _serve(
         "failing", tmp_path_factory.mktemp("failing-data"), artifacts, HARNESS_STUB_FAIL_AFTER_TOKENS="3"
+    ) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def identity_server(tmp_path_factory: pytest.TempPathFactory, artifacts: Path, browser: Browser) -> Iterator[Server]:
+    """Identity on: bearer tokens of alice, bob (users) and carol (the approver); only approvers decide."""
+    tokens = tmp_path_factory.mktemp("identity") / "tokens.json"
+    tokens.write_text(json.dumps({"tokens": [{"subject": name, **fields} for name, fields in SUBJECTS.items()]}))
+    with _serve(
+        "identity",
+        tmp_path_factory.mktemp("identity-data"),
+        artifacts,
+        HARNESS_AUTH_TOKENS_FILE=str(tokens),
+        HARNESS_APPROVER_ROLE="approver",
     ) as server:
         yield server
 

@@ -1,0 +1,81 @@
+// The approvals inbox: the pending approvals `GET /approvals` answers (the ones the caller may decide,
+// across sessions for an approver), drawn as a keyed list whose items are approved or rejected where
+// they stand, and the words for how a decision taken there went. No module state; app.js owns the list.
+
+import { explainProblem } from './access.js';
+import { formatMoment } from './format.js';
+import { h, syncList } from './render.js';
+
+/** The approvals of a `GET /approvals` answer that can be shown and decided; malformed entries are left out. */
+export function pendingApprovals(body) {
+  const approvals = Array.isArray(body?.approvals) ? body.approvals : [];
+  return approvals.filter((item) => isObject(item) && isNonEmpty(item.run_id) && isNonEmpty(item.approval_id));
+}
+
+export function withoutApproval(approvals, approvalId) {
+  return approvals.filter((item) => item.approval_id !== approvalId);
+}
+
+/**
+ * Whether the answer to a decision taken from the inbox takes the item out of it: the decision went
+ * through (200), someone decided first (409), or the run is gone (404). A refusal (401, 403) or a
+ * failure leaves it there to try again.
+ */
+export function decisionSettles(status) {
+  return status === 200 || status === 409 || status === 404;
+}
+
+/** One line on how a decision on `approval` went, from the answer to `POST /chat/resume`. */
+export function decisionNote(approval, decision, { status, body }) {
+  const what = `“${approval.summary || approval.action}”`;
+  if (status === 200) return `You ${decision === 'approve' ? 'approved' : 'rejected'} ${what}.`;
+  if (status === 409) return `${what} was already decided.`;
+  return explainProblem(status, body)?.detail || `The decision on ${what} failed (HTTP ${status}).`;
+}
+
+/** Draw the inbox in place, keyed by approval id, so an item being decided keeps its state and focus. */
+export function renderInbox(doc, list, approvals) {
+  syncList(doc, list, approvals, {
+    key: (approval) => approval.approval_id,
+    create: (approval) => inboxItem(doc, approval),
+    update: () => {},
+  });
+}
+
+export function inboxItem(doc, approval) {
+  const titleId = `inbox-title-${approval.approval_id}`;
+  const asker = approval.requested_by ? `asked by ${approval.requested_by}, ` : 'asked ';
+  return h(
+    doc,
+    'li',
+    {
+      class: 'inbox-item',
+      'data-role': 'inbox-item',
+      'data-run-id': approval.run_id,
+      'data-approval-id': approval.approval_id,
+      'aria-labelledby': titleId,
+    },
+    [
+      h(doc, 'p', { class: 'approval-summary', id: titleId }, [approval.summary || approval.action]),
+      h(doc, 'p', { class: 'approval-action' }, [
+        'Action: ',
+        h(doc, 'code', {}, [approval.action]),
+        ` · ${asker}`,
+        h(doc, 'time', { datetime: approval.requested_at }, [formatMoment(approval.requested_at)]),
+      ]),
+      h(doc, 'div', { class: 'approval-buttons' }, [
+        h(doc, 'button', { type: 'button', 'data-decision': 'approve', class: 'primary' }, ['Approve']),
+        h(doc, 'button', { type: 'button', 'data-decision': 'reject', class: 'danger' }, ['Reject']),
+      ]),
+      h(doc, 'p', { class: 'approval-error', role: 'alert', 'data-region': 'inbox-error' }),
+    ],
+  );
+}
+
+function isObject(value) {
+  return typeof value === 'object' && value !== null;
+}
+
+function isNonEmpty(value) {
+  return typeof value === 'string' && value !== '';
+}
