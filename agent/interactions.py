@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 import msgspec
 
 from agent.guardrails import redact
+from agent.stores.scrub import scrub
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -89,7 +90,11 @@ class SqliteInteractionLog:
         )
 
     async def compact(self) -> None:
-        await asyncio.to_thread(self._execute, "PRAGMA wal_checkpoint(TRUNCATE)", ())
+        await asyncio.to_thread(self._scrub)
+
+    def _scrub(self) -> None:
+        with self._lock:
+            scrub(self._db)
 
     def _erase(self, run_ids: list[str], session_ids: list[str]) -> int:
         removed = 0

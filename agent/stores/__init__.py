@@ -40,15 +40,17 @@ class AgentStores:
             await self.checkpointer.adelete_thread(session_id)
 
     async def compact(self) -> None:
-        """Leave nothing removed in the stores' files: the SQLite stores fold their write-ahead logs into the
-        databases and empty them (removed rows are already overwritten: ``secure_delete``)."""
+        """Leave nothing removed in the stores' files (``agent.stores.scrub``); PostgreSQL reclaims its own."""
         await self.interactions.compact()
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        from agent.stores.scrub import SCRUB
 
         saver = self.checkpointer
         if isinstance(saver, AsyncSqliteSaver):
             async with saver.lock:
-                await (await saver.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")).fetchall()
+                for statement in SCRUB:
+                    await (await saver.conn.execute(statement)).fetchall()
 
 
 @asynccontextmanager

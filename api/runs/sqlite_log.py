@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import msgspec
 
+from agent.stores.scrub import scrub
 from api.exceptions import SessionNotFound
 from api.runs.records import FINISHED, EncodedRecord, StoredEvent, decode_record, trim_point
 
@@ -212,7 +213,8 @@ class SqliteEventLog:
 
     async def compact(self) -> None:
         await self.flush()
-        await self._call(_fold_wal, self._db)
+        assert self._db is not None
+        await self._call(scrub, self._db)
 
     async def _session_owner(self, session_id: str) -> object:
         """The session's owner, None for one from before identity, ``_NEW`` for one never used."""
@@ -384,9 +386,3 @@ class SqliteEventLog:
 
 def _chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
     return [list(ids[start : start + size]) for start in range(0, len(ids), size)]
-
-
-def _fold_wal(db: sqlite3.Connection | None) -> None:
-    """Copy the WAL into the database and empty it, so the bytes of removed rows stay in neither file."""
-    assert db is not None
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
