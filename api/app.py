@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ("API_VERSION", "create_app")
 
-API_VERSION = "1.1.0"
+API_VERSION = "1.2.0"
 _TURN_PATHS = frozenset({"/chat", "/chat/resume", "/ag-ui"})
 
 

@@ -123,10 +123,7 @@ _PROBLEMS = {
         "Conflict: the session has a run in progress (or is being erased), or the run is not waiting for this decision"
     ),
     413: "Request body too large",
-    422: (
-        "Invalid request: every failing field is listed in `errors`; `session_id_refused` for a session id "
-        "shaped like a card number, national id, bank account or key (never repeated back)"
-    ),
+    422: "Invalid request: every failing field is listed in `errors`",
     429: (
         "Rate limited (turns per minute per subject, or per address with identity off) or too many open event "
         "streams for the subject: retry after `Retry-After` seconds"

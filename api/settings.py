@@ -66,12 +66,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         port = read_optional_int(env, "HARNESS_PORT")
         if port is not None and not 0 <= port <= 65535:
             raise ConfigError(f"HARNESS_PORT must be a TCP port, got {port}")
-        heartbeat_s = read_float(env, "HARNESS_HEARTBEAT_S", 15.0)
-        if heartbeat_s == 0:
-            raise ConfigError("HARNESS_HEARTBEAT_S must be more than 0 seconds")
-        window = read_optional_int(env, "HARNESS_REPLAY_WINDOW")
-        if window is not None and window < 1:
-            raise ConfigError(f"HARNESS_REPLAY_WINDOW must be at least 1, got {window}")
+        heartbeat_s = _seconds_over_zero(env, "HARNESS_HEARTBEAT_S", 15.0)
+        window = _at_least_one(env, "HARNESS_REPLAY_WINDOW")
         agent = AgentConfig.from_env(env)
         redis_url = _read_redis_url(env)
         if (redis_url is None) != (agent.database_url is None):
@@ -90,12 +86,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         retention_days = read_float(env, "HARNESS_RETENTION_DAYS", -1.0)
         if not math.isfinite(retention_days):
             raise ConfigError("HARNESS_RETENTION_DAYS must be a finite number of days")
-        purge_interval_s = read_float(env, "HARNESS_PURGE_INTERVAL_S", 3600.0)
-        if purge_interval_s == 0:
-            raise ConfigError("HARNESS_PURGE_INTERVAL_S must be more than 0 seconds")
-        purge_batch = read_optional_int(env, "HARNESS_PURGE_BATCH")
-        if purge_batch is not None and purge_batch < 1:
-            raise ConfigError(f"HARNESS_PURGE_BATCH must be at least 1, got {purge_batch}")
+        purge_interval_s = _seconds_over_zero(env, "HARNESS_PURGE_INTERVAL_S", 3600.0)
+        purge_batch = _at_least_one(env, "HARNESS_PURGE_BATCH")
         return cls(
             host=env.get("HARNESS_HOST", "127.0.0.1"),
             port=8000 if port is None else port,
@@ -129,6 +121,20 @@ def _read_redis_url(env: Mapping[str, str]) -> str | None:
     except ValueError as exc:
         raise ConfigError(f"HARNESS_REDIS_URL is not a valid Redis URL ({redact_url(raw)}): {exc}") from None
     return raw
+
+
+def _seconds_over_zero(env: Mapping[str, str], name: str, default: float) -> float:
+    value = read_float(env, name, default)
+    if value == 0:
+        raise ConfigError(f"{name} must be more than 0 seconds")
+    return value
+
+
+def _at_least_one(env: Mapping[str, str], name: str) -> int | None:
+    value = read_optional_int(env, name)
+    if value is not None and value < 1:
+        raise ConfigError(f"{name} must be at least 1, got {value}")
+    return value
 
 
 def _or_default(value: int | None, default: int) -> int:

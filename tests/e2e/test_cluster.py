@@ -16,7 +16,7 @@ import pytest
 from contracts import TERMINAL_EVENT_TYPES
 from tests.support.harness_process import HarnessProcess
 from tests.support.shared_stores import fresh_shared_stores
-from tests.support.sse import Frame, frames
+from tests.support.sse import Frame, collect, frames
 from tests.support.store_bytes import postgres_bytes, redis_bytes
 
 if TYPE_CHECKING:
@@ -62,18 +62,6 @@ async def instance(shared: SharedStores, tmp_path: Path) -> AsyncIterator[Callab
     yield start
     for process in started:
         process.close()
-
-
-async def collect(stream: AsyncIterator[Frame], *, until: str | None = None) -> list[Frame]:
-    """The events of ``stream`` until it ends (or through the first event of type ``until``)."""
-    received: list[Frame] = []
-    async for frame in stream:
-        if frame.event is None:
-            continue
-        received.append(frame)
-        if frame.event == until:
-            break
-    return received
 
 
 def seqs(received: list[Frame]) -> list[int]:

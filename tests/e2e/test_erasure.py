@@ -11,10 +11,10 @@ import httpx
 import msgspec
 
 from tests.support.decisions import decision_for
-from tests.support.sse import Frame, frames
+from tests.support.sse import collect, frames
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import Callable
 
     from api.settings import Settings
     from tests.e2e.conftest import LiveServer
@@ -24,17 +24,6 @@ REFUND = {"message": "Please refund invoice INV-1001."}
 QUESTION = {"message": "How do I reset my password?"}
 PATIENCE_S = 30
 """The most a test waits for a background step to show (it looks every 50 ms; a pass takes far less)."""
-
-
-async def events_until(stream: AsyncIterator[Frame], last: str) -> list[Frame]:
-    received = []
-    async for frame in stream:
-        if frame.event is None:
-            continue
-        received.append(frame)
-        if frame.event == last:
-            break
-    return received
 
 
 async def eventually_gone(client: httpx.AsyncClient, run_id: str) -> bool:
@@ -53,9 +42,9 @@ async def test_erasing_a_session_ends_its_waiting_run_for_its_followers_first(
         paused = (await client.post("/chat", json=REFUND)).json()
         async with client.stream("GET", f"/runs/{paused['run_id']}/events") as response:
             stream = frames(response)
-            assert (await events_until(stream, "paused"))[-1].event == "paused"
+            assert (await collect(stream, until="paused"))[-1].event == "paused"
             deleted = await client.delete(f"/sessions/{paused['session_id']}")
-            ended = await events_until(stream, "error")
+            ended = await collect(stream, until="error")
 
         assert deleted.status_code == 204
         assert [frame.event for frame in ended] == ["error"]
@@ -72,10 +61,10 @@ async def test_erasing_a_session_cancels_its_running_run_first(
     async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
         async with client.stream("POST", "/chat", json=QUESTION, headers=SSE) as response:
             stream = frames(response)
-            started = await events_until(stream, "token_delta")
+            started = await collect(stream, until="token_delta")
             run_id, session_id = response.headers["run-id"], response.headers["session-id"]
             deleted = await client.delete(f"/sessions/{session_id}")
-            ended = await events_until(stream, "error")
+            ended = await collect(stream, until="error")
 
         assert started[-1].event == "token_delta"
         assert deleted.status_code == 204
