@@ -5,7 +5,9 @@ sessions left without runs; waiting runs and newer runs stay. On both store kind
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -14,15 +16,22 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from litestar.testing import AsyncTestClient
 
+from agent.stores.postgres import apply_migrations, migration_lock, open_pool
 from agent.turns import thread_config
 from api.app import create_app
 from api.runs.erasure import Forgotten
+from api.runs.records import EncodedRecord, RunRecord
 from api.runs.retention import cutoff
+from api.runs.run_archive import RunArchive
+from api.runs.sqlite_log import SqliteEventLog
+from contracts import RunSnapshot
 from tests.support.decisions import decision_for
+from tests.support.shared_stores import fresh_shared_stores
 from tests.support.store_bytes import stored_bytes
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
+    from pathlib import Path
 
     from api.runs.registry import RunRegistry
     from api.settings import Settings
@@ -132,8 +141,78 @@ async def test_harness_purge_removes_what_is_older_and_says_what(
 
 
 @pytest.mark.parametrize("age", ["30", "thirty days", "-1d", "3w"])
-def test_harness_purge_refuses_an_age_it_cannot_read(age: str, tmp_path: Any) -> None:
+def test_harness_purge_refuses_an_age_it_cannot_read(age: str, tmp_path: Path) -> None:
     refused = harness({**os.environ, "HARNESS_DATA_DIR": str(tmp_path)}, "purge", f"--older-than={age}")
 
     assert refused.returncode == 2
     assert "is not a duration such as 30d" in refused.stderr
+
+
+def finished_long_ago() -> EncodedRecord:
+    """A run that finished on 2026-10-01, as a version before retention recorded it."""
+    snapshot = RunSnapshot(
+        run_id="r_old",
+        session_id="s_old",
+        status="completed",
+        last_seq=3,
+        started_at="2026-10-01T00:00:00.000000Z",
+        updated_at="2026-10-01T00:00:01.000000Z",
+        response=None,
+        pending_approval=None,
+        error=None,
+    )
+    return RunRecord(snapshot=snapshot).encode()
+
+
+OLD_SCHEMA = """
+CREATE TABLE events (
+    run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, frame BLOB NOT NULL, PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, status TEXT NOT NULL,
+    trimmed_through INTEGER NOT NULL DEFAULT 1, record BLOB NOT NULL
+);
+CREATE TABLE sessions (session_id TEXT PRIMARY KEY, owner TEXT);
+"""
+"""``events.sqlite`` as versions before retention wrote it."""
+
+
+async def test_runs_of_a_data_directory_from_before_retention_keep_their_age(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite"
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.executescript(OLD_SCHEMA)
+        db.execute(
+            "INSERT INTO runs (run_id, session_id, status, record) VALUES ('r_old', 's_old', 'completed', ?)",
+            (finished_long_ago().data,),
+        )
+        db.commit()
+    log = SqliteEventLog(path, replay_window=10)
+    await log.open(lambda run_id, seq: None, lambda run_id: None)
+    try:
+        before = await log.expired_runs("2026-10-01T00:00:00.000000Z", 10)
+        after = await log.expired_runs("2026-10-02T00:00:00.000000Z", 10)
+    finally:
+        await log.close()
+
+    assert (before, after) == ([], [("r_old", "s_old")])
+
+
+async def test_runs_archived_before_retention_keep_their_age() -> None:
+    record = finished_long_ago()
+    with fresh_shared_stores() as shared:
+        async with open_pool(shared.database_url) as pool:
+            async with migration_lock(pool) as connection:
+                await apply_migrations(connection, "runs", RunArchive.MIGRATIONS[:3])  # as versions before wrote
+                await connection.execute(
+                    "INSERT INTO runs (run_id, session_id, status, last_seq, record) VALUES (%s, %s, %s, %s, %s)",
+                    (record.run_id, record.session_id, record.status, record.last_seq, record.data),
+                )
+                await apply_migrations(connection, "runs", RunArchive.MIGRATIONS)
+            archive = RunArchive(pool)
+            before = await archive.expired("2026-10-01T00:00:00.000000Z", 10)
+            after = await archive.expired("2026-10-02T00:00:00.000000Z", 10)
+            await archive.erase(["r_old"])
+            await archive.save([record])  # a late copy from another instance
+            erased = await archive.load("r_old")
+
+    assert (before, after, erased) == ([], [("r_old", "s_old")], None)
