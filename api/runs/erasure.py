@@ -4,8 +4,8 @@ What goes with a run: its record and events (the event log) and its interaction.
 once none of its runs is left: its checkpoints (LangGraph's ``adelete_thread``) and its owner. The order is
 checkpoints and interactions first, then runs: a purge cut short leaves runs that the next one finds again,
 never checkpoints that nothing points at any more. Only finished runs are removed; erasure ends the others
-first (``RunRegistry.stop``), a purge leaves them be. Afterwards the SQLite stores fold and empty their
-write-ahead logs, so the removed bytes stay in no file (ADR 19).
+first (``RunRegistry.stop``), a purge leaves them be. Afterwards the SQLite stores are vacuumed and their
+write-ahead logs emptied, so the removed bytes stay in no file (``agent.stores.scrub``, ADR 19).
 """
 
 from __future__ import annotations
