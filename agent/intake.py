@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from agent.guardrails import InputVerdict
     from agent.state import AgentState, PrincipalState, ScreenState
 
-__all__ = ("admit", "admit_decision", "admit_message", "message_text", "screen_message")
+__all__ = ("admit", "admit_decision", "admit_message", "carries_personal_data", "message_text", "screen_message")
 
 
 async def admit(deps: AgentDeps, graph_input: Mapping[str, Any], *, resume: bool) -> AgentState | Command[Any]:
@@ -82,6 +82,12 @@ async def screen_message(deps: AgentDeps, message: str, redacted: str) -> tuple[
         verdict, outcome = await deps.llm.screen(redacted)
         span.set_attribute("guardrail.model_check.outcome", outcome)
     return verdict, outcome
+
+
+def carries_personal_data(text: str) -> bool:
+    """Whether ``text`` holds what is never stored (a card number, national id, bank account or key): an id
+    shaped like one (a session id a client makes up) is refused rather than written everywhere it is used."""
+    return redact(text) != text
 
 
 def message_text(state: AgentState) -> str:

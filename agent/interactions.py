@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Protocol
 import msgspec
 
 from agent.guardrails import redact
+from agent.stores.scrub import scrub
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     from contracts import ChatResponse
@@ -27,6 +29,8 @@ CREATE TABLE IF NOT EXISTS interactions (
     interaction_id TEXT PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, session_id TEXT NOT NULL, at TEXT NOT NULL,
     status TEXT NOT NULL, message TEXT NOT NULL, response BLOB NOT NULL
 );
+CREATE INDEX IF NOT EXISTS interactions_by_session ON interactions (session_id);
+CREATE INDEX IF NOT EXISTS interactions_by_age ON interactions (at);
 """
 
 
@@ -37,6 +41,18 @@ class InteractionLog(Protocol):
 
     async def messages(self) -> list[tuple[str, str]]:
         """``(run_id, message)`` of every stored turn, oldest first."""
+        ...
+
+    async def erase(self, *, run_ids: Sequence[str] = (), session_ids: Sequence[str] = ()) -> int:
+        """Remove the turns of these runs and of these sessions; how many were removed."""
+        ...
+
+    async def purge(self, before: str, limit: int) -> int:
+        """Remove up to ``limit`` of the turns stored before ``before`` (RFC 3339), oldest first; how many."""
+        ...
+
+    async def compact(self) -> None:
+        """Leave nothing removed in the store's files (SQLite's write-ahead log)."""
         ...
 
 
@@ -51,6 +67,7 @@ class SqliteInteractionLog:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA secure_delete=ON")  # removed turns are overwritten, not left in free pages
         self._db.executescript(_SCHEMA)
 
     def close(self) -> None:
@@ -61,6 +78,38 @@ class SqliteInteractionLog:
 
     async def messages(self) -> list[tuple[str, str]]:
         return await asyncio.to_thread(self._messages)
+
+    async def erase(self, *, run_ids: Sequence[str] = (), session_ids: Sequence[str] = ()) -> int:
+        return await asyncio.to_thread(self._erase, list(run_ids), list(session_ids))
+
+    async def purge(self, before: str, limit: int) -> int:
+        return await asyncio.to_thread(
+            self._execute,
+            "DELETE FROM interactions WHERE rowid IN (SELECT rowid FROM interactions WHERE at < ? ORDER BY at LIMIT ?)",
+            (before, limit),
+        )
+
+    async def compact(self) -> None:
+        await asyncio.to_thread(self._scrub)
+
+    def _scrub(self) -> None:
+        with self._lock:
+            scrub(self._db)
+
+    def _erase(self, run_ids: list[str], session_ids: list[str]) -> int:
+        removed = 0
+        for column, ids in (("run_id", run_ids), ("session_id", session_ids)):
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                removed += self._execute(f"DELETE FROM interactions WHERE {column} IN ({marks})", tuple(chunk))
+        return removed
+
+    def _execute(self, sql: str, args: tuple[object, ...]) -> int:
+        with self._lock:
+            cursor = self._db.execute(sql, args)
+            cursor.fetchall()
+            return max(cursor.rowcount, 0)
 
     def _record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
         stored_message, stored_response = redacted_turn(message, response)

@@ -23,6 +23,7 @@ from api.routes.approvals import list_approvals
 from api.routes.health import healthz
 from api.routes.knowledge import get_document
 from api.routes.runs import cancel_run, get_run, run_events
+from api.routes.sessions import delete_session
 from api.routes.spa import index, spa_asset
 from api.routes.turns import chat, resume_chat
 from api.runs.registry import RunRegistry
@@ -60,7 +61,7 @@ def create_app(
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with (
             open_agent(settings.agent, llm=llm, clock=clock, ids=ids, tracer_provider=tracer_provider) as agent,
-            open_run_stores(settings, agent) as (log, cluster),
+            open_run_stores(settings, agent.stores) as (log, cluster),
         ):
             runs = RunRegistry(agent, log, settings, clock=clock, ids=ids, cluster=cluster)
             await runs.open()
@@ -98,6 +99,7 @@ def create_app(
             get_run,
             run_events,
             cancel_run,
+            delete_session,
             get_document,
             healthz,
             index,

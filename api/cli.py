@@ -5,13 +5,16 @@ harness ask "question"             one turn in-process, printed as its ChatRespo
 harness eval [--gate] ...          the eval dataset through the graph, with reports and the quality gate
 harness docs [--check]             regenerate docs/ (OpenAPI, events.md, JSON Schemas, AsyncAPI)
 harness doctor --url URL           check a deployment from outside: negotiation, streaming through proxies, replay
+harness purge --older-than 30d     remove what finished before then (runs, events, checkpoints, interactions)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,6 +65,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--heartbeat-wait", type=float, default=20.0, help="seconds to wait for a heartbeat (default 20)"
     )
 
+    purge = commands.add_parser(
+        "purge",
+        help="remove finished runs older than a duration, with their events, interactions and emptied sessions",
+    )
+    purge.add_argument(
+        "--older-than",
+        required=True,
+        type=_duration,
+        metavar="AGE",
+        help="how long ago a run must have finished: a number with d, h, m or s (30d, 12h, 0s)",
+    )
+    purge.add_argument("--batch", type=int, default=500, help="runs removed per step (default 500)")
+
     args = parser.parse_args(argv)
     try:
         if args.command == "serve":
@@ -74,6 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _docs(args.out, check=args.check)
         if args.command == "doctor":
             return _doctor(args.url, timeout_s=args.timeout, heartbeat_wait_s=args.heartbeat_wait)
+        if args.command == "purge":
+            return asyncio.run(_purge(args.older_than, max(1, args.batch)))
         return asyncio.run(_ask(args.question, args.session))
     except (ConfigError, StoreUnavailable) as exc:
         print(f"harness: {exc}", file=sys.stderr)
@@ -100,6 +118,41 @@ def _doctor(url: str, *, timeout_s: float, heartbeat_wait_s: float) -> int:
     findings = asyncio.run(diagnose(url, Options(timeout_s=timeout_s, heartbeat_wait_s=heartbeat_wait_s)))
     sys.stdout.write(render(url, findings))
     return 1 if any(finding.verdict == "fail" for finding in findings) else 0
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([dhms])\s*$")
+_UNIT_S = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
+
+
+def _duration(text: str) -> float:
+    """``30d``, ``12h``, ``90m``, ``0s`` in seconds."""
+    found = _DURATION.match(text)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 30d, 12h, 90m or 0s")
+    return float(found[1]) * _UNIT_S[found[2]]
+
+
+async def _purge(older_than_s: float, batch: int) -> int:
+    from agent.stores import open_stores
+    from api.runs.erasure import StoreEraser
+    from api.runs.retention import cutoff
+    from api.runs.stores import open_run_stores
+    from api.settings import Settings
+
+    settings = Settings.from_env()
+    before = cutoff(time.time_ns(), older_than_s)
+    async with open_stores(settings.agent) as stores, open_run_stores(settings, stores) as (log, _):
+        await log.open(lambda run_id, seq: None, lambda run_id: None)
+        try:
+            forgotten = await StoreEraser(log, stores).purge(before, batch)
+        finally:
+            await log.close()
+    print(f"purged what finished before {before}:")
+    print(f"  runs          {forgotten.runs}")
+    print(f"  events        {forgotten.events}")
+    print(f"  sessions      {forgotten.sessions}  (their checkpoints: none of their runs is left)")
+    print(f"  interactions  {forgotten.interactions}")
+    return 0
 
 
 async def _ask(question: str, session_id: str | None) -> int:

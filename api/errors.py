@@ -1,4 +1,5 @@
-"""Every error as ``application/problem+json`` (RFC 9457), with a stable ``code``; never a traceback."""
+"""Every error as ``application/problem+json`` (RFC 9457), with a stable ``code``; never a traceback, and never
+a card number, national id, bank account or key the request carried (masked as in the stores)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from litestar import Response
 from litestar.exceptions import HTTPException, ValidationException
 
+from agent.guardrails import redact
 from agent.stores import is_store_failure
 from api.exceptions import ApiError
 from contracts import PROBLEM_MEDIA_TYPE, FieldError, Problem, problem_type
@@ -49,8 +51,8 @@ def problem_response(
         title=title,
         status=status,
         code=code,
-        detail=detail,
-        instance=request.url.path,
+        detail=redact(detail),  # it may repeat what the request carried: a path, an id, a header
+        instance=redact(request.url.path),
         **extra,
     )
     return Response(problem, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)

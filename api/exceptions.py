@@ -15,6 +15,8 @@ ApiError
 │   ├── RunFinished             run_finished: cancel of a run that has ended
 │   └── RunCancelled            run_cancelled: the JSON caller's run was cancelled meanwhile
 ├── InvalidCursor (422)          invalid_cursor: a Last-Event-ID or ?after= the run cannot have
+├── SessionIdRefused (422)       session_id_refused: a session id shaped like a card number, national id,
+│                               bank account or key (never stored, never repeated)
 ├── TooManyStreams (429)         too_many_streams: the subject holds its quota of open event streams
 ├── TurnFailed (500, 502, 503)  the run ended with an error event; ``code`` is the event's
 └── ServiceUnavailable (503)    service_unavailable: shutting down
@@ -40,6 +42,7 @@ __all__ = (
     "RunNotPaused",
     "ServiceUnavailable",
     "SessionBusy",
+    "SessionIdRefused",
     "SessionNotFound",
     "TokenRejected",
     "TooManyStreams",
@@ -142,6 +145,18 @@ class InvalidCursor(ApiError):
     status_code = 422
     code = "invalid_cursor"
     title = "Invalid event cursor"
+
+
+class SessionIdRefused(ApiError):
+    status_code = 422
+    code = "session_id_refused"
+    title = "Session id refused"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This session id has the shape of a card number, a national id, a bank account or a key; such ids are "
+            "refused and never stored. Leave session_id out and the server makes one."
+        )
 
 
 class TooManyStreams(ApiError):

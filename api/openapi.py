@@ -82,6 +82,7 @@ SESSION_ID_HEADER = "Session-Id"
 TAGS = [
     Tag(name="turns", description="Talk to the agent: one turn, or the decision a paused turn waits for."),
     Tag(name="runs", description="A turn's run: its snapshot, its event stream (replay and live tail), cancelling it."),
+    Tag(name="sessions", description="A conversation as a whole: erasing it and everything kept of it."),
     Tag(name="knowledge", description="The knowledge-base documents answers cite."),
     Tag(name="health", description="Whether the service can serve."),
 ]
@@ -118,7 +119,9 @@ _PROBLEMS = {
         "`not_the_owner` (only the run's owner cancels it)"
     ),
     404: "Unknown run (or one of another session or subject), session of another subject, approval or document",
-    409: "Conflict: the session has a run in progress, or the run is not waiting for this decision",
+    409: (
+        "Conflict: the session has a run in progress (or is being erased), or the run is not waiting for this decision"
+    ),
     413: "Request body too large",
     422: "Invalid request: every failing field is listed in `errors`",
     429: (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Every Redis key of the service starts with this and a colon (``HARNESS_REDIS_PREFIX``)."""
     run_lease_s: float = 10.0
     """How long an instance may go silent before the runs it executes count as lost (``HARNESS_RUN_LEASE_S``)."""
+    retention_days: float | None = None
+    """Finished runs older than this many days are purged in the background, with their events, their
+    interactions and, once a session has no run left, its checkpoints (``HARNESS_RETENTION_DAYS``; unset:
+    kept until erased)."""
+    purge_interval_s: float = 3600.0
+    """How often the background purge looks for what retention ends (``HARNESS_PURGE_INTERVAL_S``)."""
+    purge_batch: int = 200
+    """Runs removed per step of a purge, so that the service goes on serving (``HARNESS_PURGE_BATCH``)."""
     auth: AuthConfig = msgspec.field(default_factory=AuthConfig)
     """Identity: off by default (one user, no login); see ``AuthConfig``."""
     agent: AgentConfig = msgspec.field(default_factory=AgentConfig)
@@ -57,12 +66,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         port = read_optional_int(env, "HARNESS_PORT")
         if port is not None and not 0 <= port <= 65535:
             raise ConfigError(f"HARNESS_PORT must be a TCP port, got {port}")
-        heartbeat_s = read_float(env, "HARNESS_HEARTBEAT_S", 15.0)
-        if heartbeat_s == 0:
-            raise ConfigError("HARNESS_HEARTBEAT_S must be more than 0 seconds")
-        window = read_optional_int(env, "HARNESS_REPLAY_WINDOW")
-        if window is not None and window < 1:
-            raise ConfigError(f"HARNESS_REPLAY_WINDOW must be at least 1, got {window}")
+        heartbeat_s = _seconds_over_zero(env, "HARNESS_HEARTBEAT_S", 15.0)
+        window = _at_least_one(env, "HARNESS_REPLAY_WINDOW")
         agent = AgentConfig.from_env(env)
         redis_url = _read_redis_url(env)
         if (redis_url is None) != (agent.database_url is None):
@@ -78,6 +83,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         prefix = env.get("HARNESS_REDIS_PREFIX", "harness").strip()
         if not prefix or any(c.isspace() for c in prefix):
             raise ConfigError(f"HARNESS_REDIS_PREFIX must be a word without spaces, got {prefix!r}")
+        retention_days = read_float(env, "HARNESS_RETENTION_DAYS", -1.0)
+        if not math.isfinite(retention_days):
+            raise ConfigError("HARNESS_RETENTION_DAYS must be a finite number of days")
+        purge_interval_s = _seconds_over_zero(env, "HARNESS_PURGE_INTERVAL_S", 3600.0)
+        purge_batch = _at_least_one(env, "HARNESS_PURGE_BATCH")
         return cls(
             host=env.get("HARNESS_HOST", "127.0.0.1"),
             port=8000 if port is None else port,
@@ -90,6 +100,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             redis_url=redis_url,
             redis_prefix=prefix,
             run_lease_s=lease_s,
+            retention_days=None if retention_days < 0 else retention_days,
+            purge_interval_s=purge_interval_s,
+            purge_batch=purge_batch or 200,
             auth=AuthConfig.from_env(env),
             agent=agent,
         )
@@ -108,6 +121,20 @@ def _read_redis_url(env: Mapping[str, str]) -> str | None:
     except ValueError as exc:
         raise ConfigError(f"HARNESS_REDIS_URL is not a valid Redis URL ({redact_url(raw)}): {exc}") from None
     return raw
+
+
+def _seconds_over_zero(env: Mapping[str, str], name: str, default: float) -> float:
+    value = read_float(env, name, default)
+    if value == 0:
+        raise ConfigError(f"{name} must be more than 0 seconds")
+    return value
+
+
+def _at_least_one(env: Mapping[str, str], name: str) -> int | None:
+    value = read_optional_int(env, name)
+    if value is not None and value < 1:
+        raise ConfigError(f"{name} must be at least 1, got {value}")
+    return value
 
 
 def _or_default(value: int | None, default: int) -> int:

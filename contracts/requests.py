@@ -41,7 +41,11 @@ class ChatRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     session_id: Annotated[
         SessionId | None,
         msgspec.Meta(
-            description="The session (conversation) to continue; the server creates one when missing and returns it."
+            description=(
+                "The session (conversation) to continue; the server creates one when missing and returns it. An id "
+                "shaped like a card number, a national id, a bank account or a key is refused (422 "
+                "`session_id_refused`), never stored."
+            )
         ),
     ] = None
 

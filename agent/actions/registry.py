@@ -183,7 +183,9 @@ class DeleteAccount:
         account_id = arguments["account_id"]
         if not await self._ledger.delete_account(account_id, at):
             return ActionResult(outcome="already_done", text=f"Account {account_id} was already deleted.")
-        return ActionResult(outcome="done", text=f"Account {account_id} is deleted; its data is removed after 30 days.")
+        return ActionResult(
+            outcome="done", text=f"Account {account_id} is deleted; its conversations with this service are erased now."
+        )
 
 
 class ActionRegistry:

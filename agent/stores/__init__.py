@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Sequence
 
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
@@ -33,6 +33,24 @@ class AgentStores:
     interactions: InteractionLog
     database: Any = None
     """The PostgreSQL connection pool (``psycopg_pool.AsyncConnectionPool``) when the stores are shared."""
+
+    async def erase_sessions(self, session_ids: Sequence[str]) -> None:
+        """Remove the sessions' checkpoints: a session is a LangGraph thread."""
+        for session_id in session_ids:
+            await self.checkpointer.adelete_thread(session_id)
+
+    async def compact(self) -> None:
+        """Leave nothing removed in the stores' files (``agent.stores.scrub``); PostgreSQL reclaims its own."""
+        await self.interactions.compact()
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        from agent.stores.scrub import SCRUB
+
+        saver = self.checkpointer
+        if isinstance(saver, AsyncSqliteSaver):
+            async with saver.lock:
+                for statement in SCRUB:
+                    await (await saver.conn.execute(statement)).fetchall()
 
 
 @asynccontextmanager

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from agent.interactions import redacted_turn
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from psycopg_pool import AsyncConnectionPool
 
     from contracts import ChatResponse
@@ -21,6 +23,11 @@ class PostgresInteractionLog:
             at TEXT NOT NULL, status TEXT NOT NULL, message TEXT NOT NULL, response BYTEA NOT NULL
         )""",
     ]
+    INDEX_MIGRATIONS: ClassVar[list[str]] = [
+        "CREATE INDEX interactions_by_session ON interactions (session_id)",
+        "CREATE INDEX interactions_by_age ON interactions (at)",
+    ]
+    """For retention and erasure; applied after the key check's migrations, which came first."""
 
     def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
         self._pool = pool
@@ -48,6 +55,28 @@ class PostgresInteractionLog:
         assert row is not None, "the row was just written"
         stored: str = row["interaction_id"]
         return stored
+
+    async def erase(self, *, run_ids: Sequence[str] = (), session_ids: Sequence[str] = ()) -> int:
+        async with self._pool.connection() as connection:
+            cursor = await connection.execute(
+                "DELETE FROM interactions WHERE run_id = ANY(%s) OR session_id = ANY(%s)",
+                (list(run_ids), list(session_ids)),
+            )
+            removed: int = max(cursor.rowcount, 0)
+            return removed
+
+    async def purge(self, before: str, limit: int) -> int:
+        async with self._pool.connection() as connection:
+            cursor = await connection.execute(
+                "DELETE FROM interactions WHERE interaction_id IN "
+                "(SELECT interaction_id FROM interactions WHERE at < %s ORDER BY at LIMIT %s)",
+                (before, limit),
+            )
+            removed: int = max(cursor.rowcount, 0)
+            return removed
+
+    async def compact(self) -> None:
+        return None  # PostgreSQL reclaims removed rows itself (autovacuum)
 
     async def messages(self) -> list[tuple[str, str]]:
         async with self._pool.connection() as connection:

@@ -108,7 +108,12 @@ async def open_postgres_stores(url: str, encryption_key: EncryptionKey | None = 
         saver = AsyncPostgresSaver(pool, serde=checkpoint_serde(encryption_key))
         async with migration_lock(pool) as connection:
             await apply_migrations(
-                connection, "agent", LEDGER_MIGRATIONS + PostgresInteractionLog.MIGRATIONS + KEY_CHECK_MIGRATIONS
+                connection,
+                "agent",
+                LEDGER_MIGRATIONS
+                + PostgresInteractionLog.MIGRATIONS
+                + KEY_CHECK_MIGRATIONS
+                + PostgresInteractionLog.INDEX_MIGRATIONS,
             )
             await saver.setup()
             await check_key(PostgresKeyCheck(connection, redact_url(url)), encryption_key)

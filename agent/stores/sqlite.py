@@ -37,6 +37,7 @@ async def open_sqlite_stores(data_dir: Path, encryption_key: EncryptionKey | Non
             # WAL without a sync per commit: a checkpoint per superstep must not cost an fsync each
             await connection.execute("PRAGMA journal_mode=WAL")
             await connection.execute("PRAGMA synchronous=NORMAL")
+            await connection.execute("PRAGMA secure_delete=ON")  # an erased session is overwritten, not left behind
             saver = AsyncSqliteSaver(connection, serde=checkpoint_serde(encryption_key))
             await saver.setup()
             await check_key(SqliteKeyCheck(connection, str(path)), encryption_key)

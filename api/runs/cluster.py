@@ -42,3 +42,7 @@ class Cluster(Protocol):
     async def check(self) -> None:
         """Raise unless the shared stores answer now."""
         ...
+
+    async def take_turn(self, task: str, period_s: float) -> bool:
+        """Whether this instance does ``task`` (the background purge) now: one instance per ``period_s``."""
+        ...

@@ -11,6 +11,9 @@ an existing one that nobody executes (to resume, cancel or end it). A record who
 ``running`` gives it back, as does ``release_run``. A shared log refuses the appends of an instance that
 lost the privilege (its lease ran out and another instance took the run over) and reports them to
 ``on_fenced``, so seqs stay unique and contiguous whoever writes.
+
+Forgetting (retention and erasure, ``api.runs.erasure``) removes finished runs only: the caller ends a
+run before it erases it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Sequence
 
     from api.auth.policy import SessionAccess
     from api.runs.records import RunRecord, StoredEvent
@@ -83,4 +86,35 @@ class EventLog(Protocol):
 
     async def check(self) -> None:
         """Raise unless the store answers now."""
+        ...
+
+    # --- forgetting: retention and erasure ---
+
+    async def session_owner(self, session_id: str) -> tuple[bool, str | None]:
+        """Whether the log knows the session, and its owner (None for a session begun with identity off)."""
+        ...
+
+    async def session_runs(self, session_ids: Sequence[str]) -> dict[str, list[str]]:
+        """The ids of the runs of each of ``session_ids``; sessions without any are left out."""
+        ...
+
+    async def account_sessions(self, account_id: str) -> list[str]:
+        """The sessions that have a run begun by a subject of the account ``account_id``."""
+        ...
+
+    async def expired_runs(self, before: str, limit: int) -> list[tuple[str, str]]:
+        """Up to ``limit`` finished runs whose status last changed before ``before`` (RFC 3339), oldest
+        first, as ``(run_id, session_id)``."""
+        ...
+
+    async def erase_runs(self, runs: Sequence[tuple[str, str]]) -> int:
+        """Remove the finished ``(run_id, session_id)`` runs: records and events. The events removed."""
+        ...
+
+    async def forget_sessions(self, session_ids: Sequence[str]) -> None:
+        """Remove what is kept of each of ``session_ids`` that has no run left (its owner)."""
+        ...
+
+    async def compact(self) -> None:
+        """Leave nothing removed in the store's files (SQLite's write-ahead log); a server store has none."""
         ...

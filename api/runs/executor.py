@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Any, cast
 
 from agent.clock import format_timestamp
+from agent.erasure import deleted_account
 from agent.events import STREAM_MODES, StreamTranslator
 from agent.intake import admit, message_text
 from agent.llm.errors import LLMError
@@ -32,7 +33,8 @@ _CANCEL_MESSAGES = {
 }
 
 
-async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConfig, *, resume: bool) -> None:
+async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConfig, *, resume: bool) -> str | None:
+    """Run the graph for ``run``; the account the turn deleted, when it carried out a ``delete_account``."""
     translator = StreamTranslator()
     try:
         stream_input = await admit(agent.deps, graph_input, resume=resume)
@@ -54,12 +56,13 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
             )
             run.emit(InteractionLogged(interaction_id=interaction_id))
             run.complete(response)
+            return deleted_account(values)
     except asyncio.CancelledError:
         reason = run.cancel_reason
         if reason is None:
             raise
         if run.fenced:
-            return  # another instance owns the run now; nothing more is written from here
+            return None  # another instance owns the run now; nothing more is written from here
         message, retryable = _CANCEL_MESSAGES[reason]
         status: RunStatus = "failed" if reason == "server_shutdown" else "cancelled"
         run.fail(
@@ -86,7 +89,7 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
                     node=translator.failed_node or translator.running_node,
                 )
             )
-            return
+            return None
         logger.exception("run %s failed", run.run_id)
         run.fail(
             ErrorInfo(
@@ -96,3 +99,4 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
                 node=translator.failed_node or translator.running_node,
             )
         )
+    return None

@@ -19,13 +19,15 @@ __all__ = ("Follower", "RunFeed")
 
 
 class _Followed:
-    __slots__ = ("changed", "committed", "count")
+    __slots__ = ("changed", "committed", "count", "left")
 
     def __init__(self) -> None:
         self.count = 0
         self.committed = 0
         """The highest seq known to be committed since the first follower came."""
         self.changed = asyncio.Event()
+        self.left = asyncio.Event()
+        """Set when the last follower leaves."""
 
 
 class Follower:
@@ -68,7 +70,13 @@ class RunFeed:
             followed.count -= 1
             if followed.count == 0:
                 del self._followed[run_id]
+                followed.left.set()
                 self._on_followers(run_id, 0)
+
+    async def unfollowed(self, run_id: str) -> None:
+        """Return once nobody here follows the run."""
+        while (followed := self._followed.get(run_id)) is not None:
+            await followed.left.wait()
 
     def count(self, run_id: str) -> int:
         followed = self._followed.get(run_id)

@@ -33,11 +33,22 @@ class RunRecord(msgspec.Struct, kw_only=True):
     human_wait_ms: float | None = None
     owner: str | None = None
     """The subject who started the run; None when identity was off."""
+    account_id: str | None = None
+    """The account of the subject who started the run (its token's ``account_id``): the sessions a deleted
+    account takes with it are the ones its runs were started in."""
 
     def encode(self) -> EncodedRecord:
         """The record as the log writes it, frozen now: later changes to the run do not reach the store."""
         snapshot = self.snapshot
-        return EncodedRecord(snapshot.run_id, snapshot.session_id, snapshot.status, snapshot.last_seq, _encode(self))
+        return EncodedRecord(
+            snapshot.run_id,
+            snapshot.session_id,
+            snapshot.status,
+            snapshot.last_seq,
+            _encode(self),
+            changed_at=snapshot.updated_at,
+            account_id=self.account_id,
+        )
 
 
 class EncodedRecord(msgspec.Struct, frozen=True):
@@ -46,6 +57,10 @@ class EncodedRecord(msgspec.Struct, frozen=True):
     status: str
     last_seq: int
     data: bytes
+    changed_at: str = ""
+    """When the run's status last changed (RFC 3339, the service's clock): for a finished run, when it
+    finished, which is what retention counts from."""
+    account_id: str | None = None
 
     def decode(self) -> RunRecord:
         return _decode(self.data)

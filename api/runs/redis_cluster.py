@@ -122,6 +122,12 @@ class RedisCluster:
             pipe.publish(self._keys.control, f"cancel {run_id}")
             await pipe.execute()
 
+    async def take_turn(self, task: str, period_s: float) -> bool:
+        taken = await self._redis.set(
+            f"{self._keys.prefix}:turn:{task}", self._instance, nx=True, px=max(1, round(period_s * 1000))
+        )
+        return bool(taken)
+
     def following(self, run_id: str, present: bool) -> None:
         self._changes.put_nowait((run_id, present))
 

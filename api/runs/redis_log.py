@@ -19,7 +19,7 @@ from api.runs.records import EncodedRecord, StoredEvent, decode_record
 from api.runs.redis_scripts import APPEND, BEGIN, CLAIM, RELEASE, RENEW
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Sequence
 
     from redis.asyncio import Redis
 
@@ -41,6 +41,7 @@ class RunKeys:
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix
         self.running = f"{prefix}:running"
+        self.waiting = f"{prefix}:waiting"
         self.control = f"{prefix}:control"
 
     def run(self, run_id: str) -> str:
@@ -63,6 +64,9 @@ class RunKeys:
 
     def owner(self, session_id: str) -> str:
         return f"{self.prefix}:session:{session_id}:owner"
+
+    def session_runs(self, session_id: str) -> str:
+        return f"{self.prefix}:session:{session_id}:runs"
 
     def run_id_of_events(self, key: bytes | str) -> str:
         name = key.decode() if isinstance(key, bytes) else key
@@ -198,7 +202,7 @@ class RedisEventLog:
         return None
 
     async def waiting_runs(self) -> list[RunRecord]:
-        members = cast("list[bytes]", await self._redis.zrange(f"{self.keys.prefix}:waiting", 0, -1))
+        members = cast("list[bytes]", await self._redis.zrange(self.keys.waiting, 0, -1))
         if not members:
             return []
         async with self._redis.pipeline(transaction=False) as pipe:
@@ -240,6 +244,73 @@ class RedisEventLog:
 
     async def check(self) -> None:
         await self._redis.ping()
+
+    # --- forgetting: retention and erasure (the archive knows the runs Redis no longer holds) ---
+
+    async def session_owner(self, session_id: str) -> tuple[bool, str | None]:
+        owner = cast("bytes | None", await self._redis.get(self.keys.owner(session_id)))
+        if owner is not None:
+            return True, owner.decode() or None
+        record = await self._archive.any_of_session(session_id)
+        return (False, None) if record is None else (True, record.owner)
+
+    async def session_runs(self, session_ids: Sequence[str]) -> dict[str, list[str]]:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for session_id in session_ids:
+                pipe.smembers(self.keys.session_runs(session_id))
+            members = await pipe.execute()
+        found = {
+            session_id: sorted(member.decode() for member in runs)
+            for session_id, runs in zip(session_ids, members, strict=True)
+            if runs
+        }
+        for session_id, run_id in await self._archive.session_runs(session_ids):
+            runs = found.setdefault(session_id, [])
+            if run_id not in runs:
+                runs.append(run_id)
+        return found
+
+    async def account_sessions(self, account_id: str) -> list[str]:
+        return await self._archive.account_sessions(account_id)
+
+    async def expired_runs(self, before: str, limit: int) -> list[tuple[str, str]]:
+        return await self._archive.expired(before, limit)
+
+    async def erase_runs(self, runs: Sequence[tuple[str, str]]) -> int:
+        keys = self.keys
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for run_id, _ in runs:
+                pipe.xlen(keys.events(run_id))
+            counts = await pipe.execute()
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for run_id, session_id in runs:
+                pipe.delete(
+                    keys.run(run_id),
+                    keys.events(run_id),
+                    keys.lease(run_id),
+                    keys.subscribers(run_id),
+                    keys.cancel(run_id),
+                )
+                pipe.srem(keys.running, run_id)
+                pipe.zrem(keys.waiting, run_id)
+                pipe.srem(keys.session_runs(session_id), run_id)
+            await pipe.execute()
+        for run_id, _ in runs:
+            self._unarchived.pop(run_id, None)
+        await self._archive.erase([run_id for run_id, _ in runs])
+        return sum(counts)
+
+    async def forget_sessions(self, session_ids: Sequence[str]) -> None:
+        remaining = await self.session_runs(session_ids)
+        gone = [session_id for session_id in session_ids if session_id not in remaining]
+        if gone:
+            keys = self.keys
+            await self._redis.delete(
+                *(key for s in gone for key in (keys.owner(s), keys.session_runs(s), keys.session(s)))
+            )
+
+    async def compact(self) -> None:
+        return None
 
     # --- the writer ---
 

@@ -3,7 +3,8 @@
 Keys of one run (``P`` is the configured prefix): ``P:run:<id>`` a hash (the record, status, session,
 ``last_seq``, ``trimmed`` and the topology frame), ``P:run:<id>:events`` the stream of its events with
 ids ``<seq>-0``, ``P:run:<id>:lease`` the instance that may write it, expiring unless renewed. Besides:
-``P:running`` the set of running runs, ``P:session:<id>`` a session's unfinished run.
+``P:running`` the set of running runs, ``P:session:<id>`` a session's unfinished run, ``P:session:<id>:runs``
+every run of the session (for its erasure).
 
 Fencing lives here: ``APPEND`` writes nothing unless the caller holds the run's lease and its first event
 continues the stream exactly, so two writers can never give two events one seq or leave a gap. An event
@@ -26,6 +27,7 @@ if current and current ~= ARGV[2] then
 end
 if not owner then redis.call('SET', KEYS[5], ARGV[7]) end
 redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SADD', KEYS[1] .. ':runs', ARGV[2])
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
 redis.call('HSET', KEYS[2], 'record', ARGV[5], 'status', 'running', 'session', ARGV[6], 'last_seq', 0, 'trimmed', 1)
 redis.call('SADD', KEYS[4], ARGV[2])

@@ -21,7 +21,7 @@ from api.runs.run_archive import RunArchive
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from agent.runtime import Agent
+    from agent.stores import AgentStores
     from api.settings import Settings
 
 __all__ = ("connect_redis", "instance_name", "open_redis_stores")
@@ -58,9 +58,11 @@ async def connect_redis(url: str, *, single_connection: bool = False) -> Redis:
 
 
 @asynccontextmanager
-async def open_redis_stores(settings: Settings, agent: Agent) -> AsyncIterator[tuple[RedisEventLog, RedisCluster]]:
+async def open_redis_stores(
+    settings: Settings, stores: AgentStores
+) -> AsyncIterator[tuple[RedisEventLog, RedisCluster]]:
     assert settings.redis_url is not None, "the shared stores need Redis"
-    database = agent.stores.database
+    database = stores.database
     assert database is not None, "the settings check that both shared stores are configured"
     async with migration_lock(database) as connection:
         await apply_migrations(connection, "runs", RunArchive.MIGRATIONS)

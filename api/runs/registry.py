@@ -18,6 +18,7 @@ import msgspec
 
 from agent.clock import format_timestamp
 from agent.events import read_topology
+from agent.intake import carries_personal_data
 from agent.turns import thread_config
 from api.auth import ANONYMOUS, AccessPolicy
 from api.auth.quotas import LocalStreamQuota
@@ -30,11 +31,14 @@ from api.exceptions import (
     RunNotPaused,
     ServiceUnavailable,
     SessionBusy,
+    SessionIdRefused,
 )
+from api.runs.erasure import SessionErasure, StoreEraser
 from api.runs.executor import execute
 from api.runs.feed import RunFeed
 from api.runs.frames import FrameEncoder
 from api.runs.records import FINISHED, RunRecord
+from api.runs.retention import RetentionLoop
 from api.runs.run import Run
 from contracts import ApprovalRequest, ErrorInfo, RunSnapshot
 
@@ -89,7 +93,16 @@ class RunRegistry:
         self._topology = read_topology(agent.graph, "")
         """The graph's shape, read once: every run's topology event is this with its session."""
         self._live: dict[str, Run] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        """Work a run asked for after it ended (the erasure a deleted account asks for)."""
         self.closing = False
+        self.eraser = StoreEraser(log, agent.stores)
+        self.erasure = SessionErasure(self, self.eraser)
+        self._retention = (
+            RetentionLoop(self.eraser, settings, clock=clock, cluster=cluster)
+            if settings.retention_days is not None
+            else None
+        )
 
     # --- life cycle ---
 
@@ -99,6 +112,8 @@ class RunRegistry:
         await self.end_lost_runs()
         if self.cluster is not None:
             await self.cluster.start(self)
+        if self._retention is not None:
+            self._retention.start()
 
     def begin_shutdown(self) -> None:
         """Stop taking turns and end every open stream: running runs get a terminal error event."""
@@ -112,8 +127,11 @@ class RunRegistry:
 
     async def close(self) -> None:
         self.begin_shutdown()
+        if self._retention is not None:
+            await self._retention.stop()
         tasks = [run.task for run in self._live.values() if run.task is not None]
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.idle()
         try:
             await self.log.flush()
         finally:
@@ -141,7 +159,11 @@ class RunRegistry:
     async def start_turn(self, message: str, session_id: str | None, principal: Principal = ANONYMOUS) -> Run:
         """Start a turn as a new run in ``session_id`` (a new session when None) for ``principal``."""
         self._refuse_when_closing()
+        if session_id is not None and carries_personal_data(session_id):
+            raise SessionIdRefused
         session_id = session_id or self._ids.new("s")
+        if self.eraser.erasing(session_id):
+            raise SessionBusy(f"Session {session_id} is being erased.")
         now = format_timestamp(self.clock.now_ns())
         snapshot = RunSnapshot(
             run_id=self._ids.new("r"),
@@ -154,7 +176,7 @@ class RunRegistry:
             pending_approval=None,
             error=None,
         )
-        record = RunRecord(snapshot=snapshot, owner=principal.subject)
+        record = RunRecord(snapshot=snapshot, owner=principal.subject, account_id=principal.account_id)
         busy = await self.log.begin_run(record, self.access.session_access(principal))
         if busy is not None:
             raise SessionBusy(
@@ -207,6 +229,10 @@ class RunRegistry:
         executor hears of it when it runs elsewhere. Returns the run as it stands then."""
         if not self.access.owns(principal, found.record if isinstance(found, Run) else found):
             raise NotTheOwner("Only the subject who started a run may cancel it.")
+        return await self.stop(found)
+
+    async def stop(self, found: Run | RunRecord) -> RunSnapshot:
+        """``cancel`` without asking who: for the erasure of the run's session."""
         if isinstance(found, Run) and not found.settled:
             self.abort(found, "cancelled")
             return await _settled_snapshot(found, found.last_seq)
@@ -353,13 +379,24 @@ class RunRegistry:
         return run
 
     def _launch(self, run: Run, graph_input: object, *, resume: bool = False) -> None:
-        config = thread_config(run.session_id)
         run.cancel_reason = None
-        run.task = asyncio.create_task(execute(run, self.agent, graph_input, config, resume=resume), name=run.run_id)
+        run.task = asyncio.create_task(self._execute(run, graph_input, resume=resume), name=run.run_id)
         if not self.feed.count(run.run_id):
             # the request that started the run follows it right away; if it never does, its client is gone
             delay = max(self.settings.disconnect_grace_s, _UNCLAIMED_S)
             run.grace_timer = asyncio.get_running_loop().call_later(delay, self._grace_over, run)
+
+    async def _execute(self, run: Run, graph_input: object, *, resume: bool) -> None:
+        deleted = await execute(run, self.agent, graph_input, thread_config(run.session_id), resume=resume)
+        if deleted is not None:
+            task = asyncio.create_task(self.erasure.erase_account(deleted, run), name=f"erase-account-{run.run_id}")
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def idle(self) -> None:
+        """Return once the work runs asked for after they ended (erasures) is done."""
+        while self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
 
     def abort(self, run: Run, reason: str) -> None:
         if run.task is not None and not run.task.done() and run.cancel_reason is None:

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import msgspec
 
+from agent.stores.scrub import scrub
 from api.exceptions import SessionNotFound
 from api.runs.records import FINISHED, EncodedRecord, StoredEvent, decode_record, trim_point
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
 
     from api.auth.policy import SessionAccess
@@ -35,12 +36,27 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, status TEXT NOT NULL,
-    trimmed_through INTEGER NOT NULL DEFAULT 1, record BLOB NOT NULL
+    trimmed_through INTEGER NOT NULL DEFAULT 1, record BLOB NOT NULL,
+    changed_at TEXT NOT NULL DEFAULT '', account_id TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
 CREATE INDEX IF NOT EXISTS runs_by_session ON runs (session_id);
 CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, owner TEXT);
 """
+_ADDED_COLUMNS = {
+    "changed_at": (
+        "ALTER TABLE runs ADD COLUMN changed_at TEXT NOT NULL DEFAULT ''",
+        "UPDATE runs SET changed_at = json_extract(CAST(record AS TEXT), '$.snapshot.updated_at')",
+    ),
+    "account_id": ("ALTER TABLE runs ADD COLUMN account_id TEXT",),
+}
+"""Columns a data directory from before retention and erasure lacks, and how it gets them."""
+_LATER_INDEXES = """
+CREATE INDEX IF NOT EXISTS runs_finished_by_age ON runs (changed_at)
+    WHERE status IN ('completed', 'failed', 'cancelled');
+CREATE INDEX IF NOT EXISTS runs_by_account ON runs (account_id) WHERE account_id IS NOT NULL;
+"""
+_FINISHED_SQL = ", ".join(f"'{status}'" for status in sorted(FINISHED))
 
 
 class _SessionRow(msgspec.Struct, frozen=True):
@@ -148,6 +164,58 @@ class SqliteEventLog:
         rows = await self._call(self._fetch_all, "SELECT record FROM runs WHERE status = 'waiting' ORDER BY rowid")
         return [decode_record(row[0]) for row in rows]
 
+    # --- forgetting: retention and erasure ---
+
+    async def session_owner(self, session_id: str) -> tuple[bool, str | None]:
+        await self.flush()
+        owner = await self._session_owner(session_id)
+        return (False, None) if owner is _NEW else (True, owner)  # type: ignore[return-value]
+
+    async def session_runs(self, session_ids: Sequence[str]) -> dict[str, list[str]]:
+        await self.flush()
+        found: dict[str, list[str]] = {}
+        sql = "SELECT session_id, run_id FROM runs WHERE session_id IN ({ids})"
+        for session_id, run_id in await self._call(self._fetch_in, sql, session_ids):
+            found.setdefault(session_id, []).append(run_id)
+        return found
+
+    async def account_sessions(self, account_id: str) -> list[str]:
+        await self.flush()
+        rows = await self._call(
+            self._fetch_all, "SELECT DISTINCT session_id FROM runs WHERE account_id = ?", (account_id,)
+        )
+        return [session_id for (session_id,) in rows]
+
+    async def expired_runs(self, before: str, limit: int) -> list[tuple[str, str]]:
+        await self.flush()
+        rows = await self._call(
+            self._fetch_all,
+            f"SELECT run_id, session_id FROM runs WHERE status IN ({_FINISHED_SQL}) AND changed_at < ? "
+            "ORDER BY changed_at LIMIT ?",
+            (before, limit),
+        )
+        return [(run_id, session_id) for run_id, session_id in rows]
+
+    async def erase_runs(self, runs: Sequence[tuple[str, str]]) -> int:
+        await self.flush()
+        return await self._call(self._erase_runs, [run_id for run_id, _ in runs])
+
+    async def forget_sessions(self, session_ids: Sequence[str]) -> None:
+        await self.flush()
+        for session_id in session_ids:
+            self._owners.pop(session_id, None)
+        await self._call(
+            self._fetch_in,
+            "DELETE FROM sessions WHERE session_id IN ({ids}) "
+            "AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = sessions.session_id)",
+            session_ids,
+        )
+
+    async def compact(self) -> None:
+        await self.flush()
+        assert self._db is not None
+        await self._call(scrub, self._db)
+
     async def _session_owner(self, session_id: str) -> object:
         """The session's owner, None for one from before identity, ``_NEW`` for one never used."""
         if session_id not in self._owners:
@@ -226,7 +294,14 @@ class SqliteEventLog:
         db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA secure_delete=ON")  # what is removed is overwritten, not left in free pages
         db.executescript(_SCHEMA)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+        for column, statements in _ADDED_COLUMNS.items():
+            if column not in columns:
+                for statement in statements:
+                    db.execute(statement)
+        db.executescript(_LATER_INDEXES)
         self._db = db
 
     def _write(self, batch: list[_Op]) -> dict[str, int]:
@@ -240,9 +315,10 @@ class SqliteEventLog:
                     db.execute("INSERT OR IGNORE INTO sessions VALUES (?, ?)", (op.session_id, op.owner))
                 elif isinstance(op, EncodedRecord):
                     db.execute(
-                        "INSERT INTO runs (run_id, session_id, status, record) VALUES (?, ?, ?, ?) "
-                        "ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, record = excluded.record",
-                        (op.run_id, op.session_id, op.status, op.data),
+                        "INSERT INTO runs (run_id, session_id, status, record, changed_at, account_id) "
+                        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, "
+                        "record = excluded.record, changed_at = excluded.changed_at",
+                        (op.run_id, op.session_id, op.status, op.data, op.changed_at, op.account_id),
                     )
                 else:
                     run_id, event = op
@@ -282,3 +358,31 @@ class SqliteEventLog:
     def _fetch_all(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         assert self._db is not None
         return self._db.execute(sql, args).fetchall()
+
+    def _fetch_in(self, sql: str, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        """``sql`` whose ``{ids}`` stands for ``ids``, in as many statements as SQLite takes."""
+        assert self._db is not None
+        found: list[tuple[Any, ...]] = []
+        for chunk in _chunks(ids):
+            found += self._db.execute(sql.format(ids=", ".join("?" * len(chunk))), chunk).fetchall()
+        return found
+
+    def _erase_runs(self, run_ids: list[str]) -> int:
+        assert self._db is not None
+        db = self._db
+        removed = 0
+        db.execute("BEGIN")
+        try:
+            for chunk in _chunks(run_ids):
+                marks = ", ".join("?" * len(chunk))
+                removed += db.execute(f"DELETE FROM events WHERE run_id IN ({marks})", chunk).rowcount
+                db.execute(f"DELETE FROM runs WHERE run_id IN ({marks})", chunk)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return removed
+
+
+def _chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
+    return [list(ids[start : start + size]) for start in range(0, len(ids), size)]

@@ -10,7 +10,7 @@ from api.runs.sqlite_log import SqliteEventLog
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from agent.runtime import Agent
+    from agent.stores import AgentStores
     from api.runs.cluster import Cluster
     from api.runs.event_log import EventLog
     from api.settings import Settings
@@ -19,13 +19,13 @@ __all__ = ("check_stores", "open_run_stores")
 
 
 @asynccontextmanager
-async def open_run_stores(settings: Settings, agent: Agent) -> AsyncIterator[tuple[EventLog, Cluster | None]]:
+async def open_run_stores(settings: Settings, stores: AgentStores) -> AsyncIterator[tuple[EventLog, Cluster | None]]:
     if settings.redis_url is None:
         yield SqliteEventLog(settings.agent.data_dir / "events.sqlite", replay_window=settings.replay_window), None
         return
     from api.runs.redis_stores import open_redis_stores
 
-    async with open_redis_stores(settings, agent) as (log, cluster):
+    async with open_redis_stores(settings, stores) as (log, cluster):
         yield log, cluster
 
 

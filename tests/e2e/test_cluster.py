@@ -16,7 +16,8 @@ import pytest
 from contracts import TERMINAL_EVENT_TYPES
 from tests.support.harness_process import HarnessProcess
 from tests.support.shared_stores import fresh_shared_stores
-from tests.support.sse import Frame, frames
+from tests.support.sse import Frame, collect, frames
+from tests.support.store_bytes import postgres_bytes, redis_bytes
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterator
@@ -61,18 +62,6 @@ async def instance(shared: SharedStores, tmp_path: Path) -> AsyncIterator[Callab
     yield start
     for process in started:
         process.close()
-
-
-async def collect(stream: AsyncIterator[Frame], *, until: str | None = None) -> list[Frame]:
-    """The events of ``stream`` until it ends (or through the first event of type ``until``)."""
-    received: list[Frame] = []
-    async for frame in stream:
-        if frame.event is None:
-            continue
-        received.append(frame)
-        if frame.event == until:
-            break
-    return received
 
 
 def seqs(received: list[Frame]) -> list[int]:
@@ -175,6 +164,53 @@ async def test_a_run_executing_on_one_instance_is_cancelled_from_the_other(insta
     assert rest[-1].event == "error"
     assert rest[-1].data["status"] == "cancelled"
     assert rest[-1].data["data"]["code"] == "cancelled"
+
+
+async def test_a_session_whose_run_waits_on_one_instance_is_erased_through_the_other(
+    instance: Callable[..., Any], shared: SharedStores
+) -> None:
+    a, b = await instance(), await instance()
+    async with httpx.AsyncClient(timeout=30) as client:
+        earlier = (await client.post(f"{a.url}/chat", json=PASSWORD)).json()
+        session = earlier["session_id"]
+        paused = (await client.post(f"{a.url}/chat", json={**REFUND, "session_id": session})).json()
+        async with client.stream("GET", f"{a.url}/runs/{paused['run_id']}/events") as response:
+            stream = frames(response)
+            await collect(stream, until="paused")
+            deleted = await client.delete(f"{b.url}/sessions/{session}")
+            ended = await collect(stream)
+        reads = [
+            (await client.get(f"{url}/runs/{run_id}{tail}")).status_code
+            for url in (a.url, b.url)
+            for run_id in (earlier["run_id"], paused["run_id"])
+            for tail in ("", "/events")
+        ]
+        decision = {"run_id": paused["run_id"], "approval_id": paused["pending_approval"]["approval_id"]}
+        resumed = await client.post(f"{a.url}/chat/resume", json={**decision, "decision": "approve"})
+
+    assert deleted.status_code == 204
+    assert [frame.event for frame in ended] == ["error"], "its follower on A saw it cancelled first"
+    assert set(reads) == {404}
+    assert resumed.status_code == 404
+    for where, data in [*postgres_bytes(shared).items(), ("redis", redis_bytes(shared))]:
+        assert session.encode() not in data, where
+
+
+async def test_a_session_whose_run_executes_on_one_instance_is_erased_through_the_other(
+    instance: Callable[..., Any],
+) -> None:
+    a, b = await instance(HARNESS_STUB_TOKEN_DELAY_MS="200"), await instance()
+    async with httpx.AsyncClient(timeout=30) as client:
+        async with client.stream("POST", f"{a.url}/chat", json=PASSWORD, headers=SSE) as response:
+            stream = frames(response)
+            await collect(stream, until="token_delta")
+            deleted = await client.delete(f"{b.url}/sessions/{response.headers['session-id']}")
+            rest = await collect(stream)
+        gone = await client.get(f"{a.url}/runs/{response.headers['run-id']}")
+
+    assert deleted.status_code == 204, "B waited for A to end the run, then erased it"
+    assert rest[-1].data["data"]["code"] == "cancelled"
+    assert gone.status_code == 404
 
 
 async def test_a_session_with_a_run_on_one_instance_is_busy_on_the_other(instance: Callable[..., Any]) -> None:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     import httpx
 
-__all__ = ("Frame", "frames", "parse_frame")
+__all__ = ("Frame", "collect", "frames", "parse_frame")
 
 
 class Frame(msgspec.Struct, frozen=True):
@@ -62,3 +62,15 @@ async def frames(response: httpx.Response) -> AsyncIterator[Frame]:
             problems = frame_problems(raw)
             assert not problems, f"a frame breaks the contract: {problems}"
             yield Frame(raw)
+
+
+async def collect(stream: AsyncIterator[Frame], *, until: str | None = None) -> list[Frame]:
+    """The events of ``stream`` until it ends (or through the first event of type ``until``)."""
+    received: list[Frame] = []
+    async for frame in stream:
+        if frame.event is None:
+            continue
+        received.append(frame)
+        if frame.event == until:
+            break
+    return received

@@ -13,6 +13,7 @@ import sys
 
 from harness_client import AuthenticatedClient
 from harness_client.api.runs import get_run
+from harness_client.api.sessions import delete_session
 from harness_client.api.turns import chat, resume_chat
 from harness_client.models import (
     ChatRequest,
@@ -46,6 +47,8 @@ def main(base_url: str, token: str) -> None:
         snapshot = get_run.sync(client=http, run_id=paused.run_id)
         assert isinstance(snapshot, RunSnapshot)
         assert isinstance(again.parsed, Problem)
+        erased = delete_session.sync_detailed(client=http, session_id=paused.session_id)
+        gone = get_run.sync_detailed(client=http, run_id=paused.run_id)
 
     report = {
         "question": {"status": question.status.value, "citations": [c.doc_id for c in question.citations]},
@@ -58,6 +61,7 @@ def main(base_url: str, token: str) -> None:
         },
         "again": {"status_code": int(again.status_code), "code": again.parsed.code},
         "snapshot": {"status": snapshot.status.value, "done": snapshot.status is RunSnapshotStatus.COMPLETED},
+        "erased": {"status_code": int(erased.status_code), "read_after": int(gone.status_code)},
     }
     sys.stdout.write(json.dumps(report))
 

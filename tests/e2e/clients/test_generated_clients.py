@@ -2,7 +2,8 @@
 
 Each generator must report nothing (no warning, no schema it could not process); the generated code is
 type-checked strictly together with a small driver that uses it the way an application would (a JSON
-turn, a pause, its approval, the run's snapshot, and the 409 of deciding twice), and the driver then runs.
+turn, a pause, its approval, the run's snapshot, the 409 of deciding twice, and erasing the session), and
+the driver then runs.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def assert_drove_the_service(report: dict[str, Any]) -> None:
     assert report["resumed"]["run_id"] == report["paused"]["run_id"]
     assert report["again"] == {"status_code": 409, "code": "run_not_paused"}
     assert report["snapshot"]["status"] == "completed"
+    assert report["erased"] == {"status_code": 204, "read_after": 404}
 
 
 def test_the_python_client_openapi_python_client_generates(tmp_path: Path, service_url: str) -> None:
@@ -81,6 +83,7 @@ def test_the_python_client_openapi_python_client_generates(tmp_path: Path, servi
     assert {path.name for path in (out / "harness_client" / "api").iterdir() if path.is_dir()} == {
         "turns",
         "runs",
+        "sessions",
         "knowledge",
         "health",
     }, "one module per tag"

@@ -41,6 +41,8 @@ const again = await client.POST('/chat/resume', { body: decision });
 const snapshot = await client.GET('/runs/{run_id}', { params: { path: { run_id: paused.run_id } } });
 const run: RunSnapshot | undefined = snapshot.data;
 const conflict: Problem | undefined = again.error;
+const erased = await client.DELETE('/sessions/{session_id}', { params: { path: { session_id: paused.session_id } } });
+const gone = await client.GET('/runs/{run_id}', { params: { path: { run_id: paused.run_id } } });
 
 process.stdout.write(
   JSON.stringify({
@@ -53,5 +55,6 @@ process.stdout.write(
     },
     again: { status_code: again.response.status, code: conflict?.code ?? null },
     snapshot: { status: run?.status ?? null },
+    erased: { status_code: erased.response.status, read_after: gone.response.status },
   }),
 );

@@ -1,0 +1,194 @@
+"""Forgetting: erasing a session (or every session of a deleted account), and purging what retention ends.
+
+What goes with a run: its record and events (the event log) and its interaction. What goes with a session,
+once none of its runs is left: its checkpoints (LangGraph's ``adelete_thread``) and its owner. The order is
+checkpoints and interactions first, then runs: a purge cut short leaves runs that the next one finds again,
+never checkpoints that nothing points at any more. Only finished runs are removed; erasure ends the others
+first (``RunRegistry.stop``), a purge leaves them be. Afterwards the SQLite stores are vacuumed and their
+write-ahead logs emptied, so the removed bytes stay in no file (``agent.stores.scrub``, ADR 19).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from agent.intake import carries_personal_data
+from api.exceptions import RunFinished, RunNotPaused, SessionBusy, SessionIdRefused, SessionNotFound
+from api.runs.records import FINISHED
+from api.runs.run import Run
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Sequence
+
+    from agent.stores import AgentStores
+    from api.auth import Principal
+    from api.runs.event_log import EventLog
+    from api.runs.registry import RunRegistry
+
+__all__ = ("Forgotten", "SessionErasure", "StoreEraser")
+
+logger = logging.getLogger(__name__)
+
+_POLL_S = 0.05
+_FOLLOWERS_LEAVE_S = 10.0
+"""How long the erasure a deleted account asks for waits for the streams of the deleting turn to end."""
+
+
+class Forgotten(msgspec.Struct, kw_only=True):
+    """What a purge or an erasure removed."""
+
+    runs: int = 0
+    events: int = 0
+    sessions: int = 0
+    """Sessions removed whole: their checkpoints and owner."""
+    interactions: int = 0
+
+    def __add__(self, other: Forgotten) -> Forgotten:
+        return Forgotten(
+            runs=self.runs + other.runs,
+            events=self.events + other.events,
+            sessions=self.sessions + other.sessions,
+            interactions=self.interactions + other.interactions,
+        )
+
+
+class StoreEraser:
+    """Removes finished runs and emptied sessions from every store: the event log and the agent's stores."""
+
+    def __init__(self, log: EventLog, stores: AgentStores) -> None:
+        self._log = log
+        self._stores = stores
+        self._erasing: set[str] = set()
+
+    def erasing(self, session_id: str) -> bool:
+        """Whether the session is being erased here now (a turn in it waits until it is gone)."""
+        return session_id in self._erasing
+
+    @contextlib.asynccontextmanager
+    async def holding(self, session_ids: Sequence[str]) -> AsyncIterator[None]:
+        """Refuse new turns in ``session_ids`` on this instance while they are erased."""
+        held = [session_id for session_id in session_ids if session_id not in self._erasing]
+        self._erasing.update(held)
+        try:
+            yield
+        finally:
+            self._erasing.difference_update(held)
+
+    async def forget(self, runs: Sequence[tuple[str, str]], sessions: Sequence[str]) -> Forgotten:
+        """Remove the finished ``(run_id, session_id)`` runs, and the ``sessions`` (none of whose runs may remain
+        but these): checkpoints and interactions first, then the runs, then what is kept of the sessions."""
+        await self._stores.erase_sessions(sessions)
+        interactions = await self._stores.interactions.erase(
+            run_ids=[run_id for run_id, _ in runs], session_ids=sessions
+        )
+        events = await self._log.erase_runs(runs) if runs else 0
+        await self._log.forget_sessions(sessions)
+        return Forgotten(runs=len(runs), events=events, sessions=len(sessions), interactions=interactions)
+
+    async def compact(self) -> None:
+        await self._log.compact()
+        await self._stores.compact()
+
+    async def purge(self, before: str, batch: int) -> Forgotten:
+        """Remove the runs that finished before ``before`` (RFC 3339) with their events and interactions, and the
+        sessions left without runs, ``batch`` runs at a time; then the interactions stored before ``before``
+        whose runs are gone already. Waiting and running runs stay, and so do their sessions."""
+        forgotten = Forgotten()
+        while True:
+            done = await self._purge_batch(before, batch)
+            forgotten += done
+            if done.runs < batch:
+                break
+            await asyncio.sleep(0)  # the service goes on serving between batches
+        while (removed := await self._stores.interactions.purge(before, batch)) > 0:
+            forgotten.interactions += removed
+            if removed < batch:
+                break
+            await asyncio.sleep(0)
+        if forgotten != Forgotten():
+            await self.compact()
+        return forgotten
+
+    async def _purge_batch(self, before: str, batch: int) -> Forgotten:
+        expired = await self._log.expired_runs(before, batch)
+        if not expired:
+            return Forgotten()
+        going = {run_id for run_id, _ in expired}
+        touched = sorted({session_id for _, session_id in expired})
+        kept = await self._log.session_runs(touched)
+        emptied = [session_id for session_id in touched if going.issuperset(kept.get(session_id, ()))]
+        async with self.holding(emptied):
+            return await self.forget(expired, emptied)
+
+
+class SessionErasure:
+    """``DELETE /sessions/{id}`` and the erasure a deleted account asks for: end the session's runs, then forget
+    it everywhere."""
+
+    def __init__(self, registry: RunRegistry, eraser: StoreEraser) -> None:
+        self._registry = registry
+        self._eraser = eraser
+
+    async def erase_session(self, session_id: str, principal: Principal) -> Forgotten:
+        """Erase a session of ``principal``'s: 422 for an id shaped like personal data, 404 for a session that
+        does not exist for them, 409 when one of its runs will not end."""
+        if carries_personal_data(session_id):
+            raise SessionIdRefused
+        registry = self._registry
+        known, owner = await registry.log.session_owner(session_id)
+        if not known or not registry.access.session_access(principal).may_continue(owner):
+            raise SessionNotFound(f"There is no session {session_id}.")
+        return await self._erase([session_id])
+
+    async def erase_account(self, account_id: str, deleting: Run) -> None:
+        """Erase the sessions begun by subjects of ``account_id`` and the session of the run that deleted it, once
+        that run's streams here have sent its last event."""
+        registry = self._registry
+        await registry.log.flush()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(registry.feed.unfollowed(deleting.run_id), _FOLLOWERS_LEAVE_S)
+        sessions = sorted({*await registry.log.account_sessions(account_id), deleting.session_id})
+        try:
+            forgotten = await self._erase(sessions)
+        except Exception:
+            logger.exception("erasing the %d sessions of a deleted account failed", len(sessions))
+            return
+        logger.info(
+            "erased the sessions of a deleted account: %d sessions, %d runs", forgotten.sessions, forgotten.runs
+        )
+
+    async def _erase(self, session_ids: list[str]) -> Forgotten:
+        eraser = self._eraser
+        async with eraser.holding(session_ids):
+            runs = await self._registry.log.session_runs(session_ids)
+            for session_id, run_ids in runs.items():
+                for run_id in run_ids:
+                    await self._end(session_id, run_id)
+            forgotten = await eraser.forget(
+                [(run_id, session_id) for session_id, run_ids in runs.items() for run_id in run_ids], session_ids
+            )
+            await eraser.compact()
+        return forgotten
+
+    async def _end(self, session_id: str, run_id: str) -> None:
+        """Return once the run has ended: cancelled here, or by its executor elsewhere (which may have died:
+        then it ends as ``instance_lost`` within the lease)."""
+        registry = self._registry
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + registry.settings.run_lease_s + 15
+        while True:
+            found = registry.live(run_id) or await registry.log.load_run(run_id)
+            if found is None:
+                return
+            if (found.status if isinstance(found, Run) else found.snapshot.status) in FINISHED:
+                return
+            with contextlib.suppress(RunFinished, RunNotPaused):
+                await registry.stop(found)
+            if loop.time() > deadline:
+                raise SessionBusy(f"Session {session_id} has run {run_id} that did not end; try again.", run_id=run_id)
+            await asyncio.sleep(_POLL_S)
