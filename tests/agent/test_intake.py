@@ -16,6 +16,7 @@ from agent.intake import admit, admit_decision, admit_message, message_text
 if TYPE_CHECKING:
     from agent import Agent
     from agent.guardrails.model_check import ModelCheckOutcome
+    from agent.state import PrincipalState
 
 
 async def test_an_allowed_message_enters_as_it_was_sent(agent: Agent) -> None:
@@ -28,7 +29,15 @@ async def test_an_allowed_message_enters_as_it_was_sent(agent: Agent) -> None:
             "text": "How do I reset my password?",
             "screen": {"allowed": True, "reason": None, "rule": None, "layer": None, "model_check": None},
         },
+        "principal": {"subject": None, "account_id": None},
     }
+
+
+async def test_the_asker_enters_with_the_message(agent: Agent) -> None:
+    asker: PrincipalState = {"subject": "alice", "account_id": "ACC-2001"}
+    turn = await admit_message(agent.deps, "Delete my account.", run_id="r_1", session_id="s_1", principal=asker)
+
+    assert turn["principal"] == asker
 
 
 async def test_a_refused_message_enters_as_a_placeholder_naming_the_reason(agent: Agent) -> None:
