@@ -1,6 +1,6 @@
 """Erasure and retention over real HTTP (uvicorn on loopback), on both store kinds: a session erased while
 its run waits for a human or is still streaming ends that run for its followers first; the background
-purge removes what finished, and never a run that waits, however old."""
+purge removes what finished, and never a run that runs or waits, however old."""
 
 from __future__ import annotations
 
@@ -89,3 +89,25 @@ async def test_retention_purges_in_the_background_and_never_a_waiting_run(
         assert await eventually_gone(client, paused["run_id"]), "once decided and finished, it goes too"
         again = await client.post("/chat", json={**QUESTION, "session_id": answered["session_id"]})
         assert again.status_code == 200, "a purged session's id starts afresh"
+
+
+async def test_retention_never_purges_a_running_run(serve: Callable[..., LiveServer], settings: Settings) -> None:
+    slow = msgspec.structs.replace(settings.agent.stub, token_delay_ms=100)
+    agent = msgspec.structs.replace(settings.agent, stub=slow)
+    server = serve(msgspec.structs.replace(settings, agent=agent, retention_days=1e-6, purge_interval_s=0.05))
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+        events: list[str] = []
+        snapshots: list[int] = []
+        async with client.stream("POST", "/chat", json=QUESTION, headers=SSE) as response:
+            run_id = response.headers["run-id"]
+            async for frame in frames(response):
+                if frame.event:
+                    events.append(frame.event)
+                if frame.event == "token_delta":  # each one 100 ms, two purge passes, after the last
+                    snapshots.append((await client.get(f"/runs/{run_id}")).status_code)
+
+        assert len(snapshots) > 5, "the turn ran through many purge passes"
+        assert set(snapshots) == {200}, "while it ran, it was never purged"
+        assert events[-1] == "turn_completed"
+        assert "error" not in events
+        assert await eventually_gone(client, run_id), "once finished, it is old enough to go"
