@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import time
 import uuid
@@ -59,5 +60,10 @@ class SequentialIds:
 def format_timestamp(ns: int) -> str:
     """RFC 3339, UTC, microseconds: ``2026-11-30T04:12:59.123456Z``."""
     seconds, micros = divmod(ns // 1000, 1_000_000)
-    moment = datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=micros)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return f"{_format_second(seconds)}.{micros:06d}Z"
+
+
+@functools.lru_cache(maxsize=4)
+def _format_second(seconds: int) -> str:
+    """The date and time of a second; every event of a busy second formats it once."""
+    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")

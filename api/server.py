@@ -8,6 +8,7 @@ and fails every running run with ``server_shutdown``; then uvicorn's own shutdow
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from api.runs.stores import check_stores
 from api.settings import Settings
 
 if TYPE_CHECKING:
+    import socket
     from types import FrameType
 
     from litestar import Litestar
@@ -30,12 +32,21 @@ if TYPE_CHECKING:
 __all__ = ("GracefulServer", "serve")
 
 _GRACEFUL_SHUTDOWN_S = 10
+logger = logging.getLogger(__name__)
 
 
 class GracefulServer(uvicorn.Server):
     def __init__(self, config: uvicorn.Config, app: Litestar) -> None:
         super().__init__(config)
         self._app = app
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        loop = type(asyncio.get_running_loop()).__module__.partition(".")[0]
+        parser = self.config.http_protocol_class.__name__.removesuffix("Protocol").lower()
+        logger.info("serving on the %s event loop with the %s HTTP parser", loop, parser)
+        # What the process holds after start-up lives as long as it does: the collector need not walk it again.
+        gc.freeze()
+        await super().startup(sockets)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         runs = getattr(self._app.state, "runs", None)

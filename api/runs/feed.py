@@ -44,7 +44,8 @@ class Follower:
             self._seen = followed.committed
             return True
         try:
-            await asyncio.wait_for(followed.changed.wait(), within_s)
+            async with asyncio.timeout(within_s):  # a timer, not the task wait_for would create per wait
+                await followed.changed.wait()
         except TimeoutError:
             return False
         return True

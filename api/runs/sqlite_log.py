@@ -1,9 +1,15 @@
-"""The embedded event log: SQLite in WAL mode, written by one thread in batched transactions.
+"""The embedded event log: SQLite in WAL mode, appended in batched transactions on the event loop.
 
-Everything queued while a batch is being committed goes into the next batch (group commit), so a run
-producing thousands of events a second costs a handful of commits, not one per event. One process owns
-the data directory, so the right to write a run is kept in memory; a run recorded as running that this
-process does not hold was left by a crash.
+Everything queued while the loop was busy goes into the next batch (group commit), so a run producing
+thousands of events a second costs a handful of commits, not one per event. A batch commits on the loop
+thread through its own connection: with ``synchronous=NORMAL`` a WAL commit is a write to the log file,
+cheaper than the hand-off to a thread and back that would stand between every event and its subscribers.
+What can take long runs on the store thread through a second connection: reads, erasure, and the WAL
+checkpoints (the one step that syncs to disk), so the loop never waits for the disk. Batches and erasures
+take turns (``_exclusive``), so the loop never waits for SQLite's write lock either.
+
+One process owns the data directory, so the right to write a run is kept in memory; a run recorded as
+running that this process does not hold was left by a crash.
 """
 
 from __future__ import annotations
@@ -65,6 +71,8 @@ class _SessionRow(msgspec.Struct, frozen=True):
 
 
 _Op = tuple[str, StoredEvent] | EncodedRecord | _SessionRow
+_CHECKPOINT_BYTES = 4 * 1024 * 1024
+"""How much is appended between two checkpoints (SQLite's own default is about 4 MB of pages)."""
 _NEW = object()
 """A session nobody has used yet."""
 _P = ParamSpec("_P")
@@ -78,6 +86,13 @@ class SqliteEventLog:
         self._window = replay_window
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-log")
         self._db: sqlite3.Connection | None = None
+        """The store thread's connection: reads, erasure, checkpoints."""
+        self._appends: sqlite3.Connection | None = None
+        """The loop thread's connection: the batches."""
+        self._exclusive = asyncio.Lock()
+        """Held by whoever writes: a batch, or an erasure."""
+        self._unchecked_bytes = 0
+        self._checkpoint: asyncio.Future[Any] | None = None
         self._queue: list[_Op] = []
         self._queued = asyncio.Event()
         self._committed_batches = 0
@@ -96,6 +111,7 @@ class SqliteEventLog:
     async def open(self, on_commit: Callable[[str, int], None], on_fenced: Callable[[str], None]) -> None:
         self._on_commit = on_commit
         await self._call(self._connect)
+        self._appends = _connection(self._path, wal_autocheckpoint=0)
         rows = await self._call(
             self._fetch_all, "SELECT session_id, run_id FROM runs WHERE status IN ('running', 'waiting')"
         )
@@ -107,6 +123,10 @@ class SqliteEventLog:
         if self._writer is not None:
             self._writer.cancel()
             await asyncio.gather(self._writer, return_exceptions=True)
+        if self._checkpoint is not None:
+            await asyncio.gather(self._checkpoint, return_exceptions=True)
+        if self._appends is not None:
+            self._appends.close()
         if self._db is not None:
             await self._call(self._db.close)
         self._executor.shutdown(wait=True)
@@ -198,23 +218,28 @@ class SqliteEventLog:
 
     async def erase_runs(self, runs: Sequence[tuple[str, str]]) -> int:
         await self.flush()
-        return await self._call(self._erase_runs, [run_id for run_id, _ in runs])
+        async with self._exclusive:
+            return await self._call(self._erase_runs, [run_id for run_id, _ in runs])
 
     async def forget_sessions(self, session_ids: Sequence[str]) -> None:
         await self.flush()
         for session_id in session_ids:
             self._owners.pop(session_id, None)
-        await self._call(
-            self._fetch_in,
-            "DELETE FROM sessions WHERE session_id IN ({ids}) "
-            "AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = sessions.session_id)",
-            session_ids,
-        )
+        async with self._exclusive:
+            await self._call(
+                self._fetch_in,
+                "DELETE FROM sessions WHERE session_id IN ({ids}) "
+                "AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = sessions.session_id)",
+                session_ids,
+            )
 
     async def compact(self) -> None:
         await self.flush()
         assert self._db is not None
-        await self._call(scrub, self._db)
+        async with self._exclusive:
+            if self._checkpoint is not None:
+                await asyncio.gather(self._checkpoint, return_exceptions=True)
+            await self._call(scrub, self._db)
 
     async def _session_owner(self, session_id: str) -> object:
         """The session's owner, None for one from before identity, ``_NEW`` for one never used."""
@@ -266,35 +291,99 @@ class SqliteEventLog:
     async def _write_batches(self) -> None:
         while True:
             await self._queued.wait()
-            self._queued.clear()
-            batch, self._queue = self._queue, []
-            self._queued_batches += 1
-            try:
-                committed = await self._call(self._write, batch)
-            except Exception as exc:
-                logger.exception("event log write failed; no further events are persisted")
-                self._failure = exc
-                async with self._batch_done:
-                    self._batch_done.notify_all()
-                return
+            async with self._exclusive:
+                self._queued.clear()
+                batch, self._queue = self._queue, []
+                self._queued_batches += 1
+                try:
+                    committed = self._write(batch)
+                except Exception as exc:
+                    logger.exception("event log write failed; no further events are persisted")
+                    self._failure = exc
+                    async with self._batch_done:
+                        self._batch_done.notify_all()
+                    return
             self._committed_batches += 1
             for run_id, seq in committed.items():
                 self._on_commit(run_id, seq)
             async with self._batch_done:
                 self._batch_done.notify_all()
+            if self._unchecked_bytes >= _CHECKPOINT_BYTES and self._checkpoint is None:
+                self._start_checkpoint()
+
+    def _start_checkpoint(self) -> None:
+        """Fold the WAL into the database on the store thread; appends go on meanwhile."""
+        assert self._db is not None
+        self._unchecked_bytes = 0
+        checkpoint = asyncio.ensure_future(self._call(self._fetch_all, "PRAGMA wal_checkpoint(PASSIVE)"))
+        checkpoint.add_done_callback(self._checkpoint_done)
+        self._checkpoint = checkpoint
+
+    def _checkpoint_done(self, checkpoint: asyncio.Future[Any]) -> None:
+        self._checkpoint = None
+        if not checkpoint.cancelled() and checkpoint.exception() is not None:
+            logger.warning("event log checkpoint failed: %s", checkpoint.exception())
 
     async def _call(self, function: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, lambda: function(*args, **kwargs))
 
-    # --- the writer thread from here on ---
+    # --- on the loop: the batches ---
+
+    def _write(self, batch: list[_Op]) -> dict[str, int]:
+        assert self._appends is not None
+        db = self._appends
+        sessions: list[tuple[str, str | None]] = []
+        events: list[tuple[str, int, str, bytes]] = []
+        records: list[tuple[str, str, str, bytes, str, str | None]] = []
+        committed: dict[str, int] = {}
+        size = 0
+        for op in batch:
+            if isinstance(op, _SessionRow):
+                sessions.append((op.session_id, op.owner))
+            elif isinstance(op, EncodedRecord):
+                records.append((op.run_id, op.session_id, op.status, op.data, op.changed_at, op.account_id))
+                size += len(op.data)
+            else:
+                run_id, event = op
+                events.append((run_id, event.seq, event.type, event.frame))
+                committed[run_id] = event.seq
+                size += len(event.frame)
+        db.execute("BEGIN")
+        try:
+            db.executemany("INSERT OR IGNORE INTO sessions VALUES (?, ?)", sessions)
+            db.executemany("INSERT INTO events (run_id, seq, type, frame) VALUES (?, ?, ?, ?)", events)
+            db.executemany(
+                "INSERT INTO runs (run_id, session_id, status, record, changed_at, account_id) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, "
+                "record = excluded.record, changed_at = excluded.changed_at",
+                records,
+            )
+            for run_id, last_seq in committed.items():
+                self._trim(db, run_id, last_seq)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self._unchecked_bytes += size
+        return committed
+
+    def _trim(self, db: sqlite3.Connection, run_id: str, last_seq: int) -> None:
+        through = trim_point(last_seq, self._window)
+        if through <= 1:
+            return
+        cursor = db.execute(
+            "UPDATE runs SET trimmed_through = ? WHERE run_id = ? AND trimmed_through < ?",
+            (through, run_id, through),
+        )
+        if cursor.rowcount:
+            db.execute("DELETE FROM events WHERE run_id = ? AND seq > 1 AND seq <= ?", (run_id, through))
+
+    # --- the store thread from here on ---
 
     def _connect(self) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("PRAGMA secure_delete=ON")  # what is removed is overwritten, not left in free pages
+        db = _connection(self._path)
         db.executescript(_SCHEMA)
         columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
         for column, statements in _ADDED_COLUMNS.items():
@@ -303,49 +392,6 @@ class SqliteEventLog:
                     db.execute(statement)
         db.executescript(_LATER_INDEXES)
         self._db = db
-
-    def _write(self, batch: list[_Op]) -> dict[str, int]:
-        assert self._db is not None
-        committed: dict[str, int] = {}
-        db = self._db
-        db.execute("BEGIN")
-        try:
-            for op in batch:
-                if isinstance(op, _SessionRow):
-                    db.execute("INSERT OR IGNORE INTO sessions VALUES (?, ?)", (op.session_id, op.owner))
-                elif isinstance(op, EncodedRecord):
-                    db.execute(
-                        "INSERT INTO runs (run_id, session_id, status, record, changed_at, account_id) "
-                        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, "
-                        "record = excluded.record, changed_at = excluded.changed_at",
-                        (op.run_id, op.session_id, op.status, op.data, op.changed_at, op.account_id),
-                    )
-                else:
-                    run_id, event = op
-                    db.execute(
-                        "INSERT INTO events (run_id, seq, type, frame) VALUES (?, ?, ?, ?)",
-                        (run_id, event.seq, event.type, event.frame),
-                    )
-                    committed[run_id] = event.seq
-            for run_id, last_seq in committed.items():
-                self._trim(run_id, last_seq)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        return committed
-
-    def _trim(self, run_id: str, last_seq: int) -> None:
-        assert self._db is not None
-        through = trim_point(last_seq, self._window)
-        if through <= 1:
-            return
-        cursor = self._db.execute(
-            "UPDATE runs SET trimmed_through = ? WHERE run_id = ? AND trimmed_through < ?",
-            (through, run_id, through),
-        )
-        if cursor.rowcount:
-            self._db.execute("DELETE FROM events WHERE run_id = ? AND seq > 1 AND seq <= ?", (run_id, through))
 
     def _read(self, run_id: str, after: int) -> tuple[list[StoredEvent], int]:
         assert self._db is not None
@@ -382,6 +428,17 @@ class SqliteEventLog:
             db.execute("ROLLBACK")
             raise
         return removed
+
+
+def _connection(path: Path, **pragmas: int) -> sqlite3.Connection:
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA secure_delete=ON")  # what is removed is overwritten, not left in free pages
+    db.execute("PRAGMA busy_timeout=5000")
+    for name, value in pragmas.items():
+        db.execute(f"PRAGMA {name}={value}")
+    return db
 
 
 def _chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
