@@ -19,7 +19,10 @@ FINISHED = frozenset({"completed", "failed", "cancelled"})
 """Run statuses after a terminal event."""
 
 
-class StoredEvent(msgspec.Struct, frozen=True):
+class StoredEvent(msgspec.Struct, frozen=True, gc=False, array_like=True):
+    """One event of a run's log. Not tracked by the garbage collector (it holds no containers): a run keeps
+    thousands of them in memory, which a tracked type would make every collection walk."""
+
     seq: int
     type: str
     frame: bytes

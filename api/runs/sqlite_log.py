@@ -1,12 +1,14 @@
 """The embedded event log: SQLite in WAL mode, appended in batched transactions on the event loop.
 
 Everything queued while the loop was busy goes into the next batch (group commit), so a run producing
-thousands of events a second costs a handful of commits, not one per event. A batch commits on the loop
-thread through its own connection: with ``synchronous=NORMAL`` a WAL commit is a write to the log file,
-cheaper than the hand-off to a thread and back that would stand between every event and its subscribers.
-What can take long runs on the store thread through a second connection: reads, erasure, and the WAL
-checkpoints (the one step that syncs to disk), so the loop never waits for the disk. Batches and erasures
-take turns (``_exclusive``), so the loop never waits for SQLite's write lock either.
+thousands of events a second costs a handful of commits, not one per event. A batch's events of one run
+are stored as one row (``event_batches``, the events in MessagePack), so an event costs no row of its own.
+A batch commits on the loop thread through its own connection: with ``synchronous=NORMAL`` a WAL commit
+is a write to the log file, cheaper than the hand-off to a thread and back that would stand between every
+event and its subscribers. What can take long runs on the store thread through a second connection:
+reads, erasure, and the WAL checkpoints (the one step that syncs to disk), so the loop never waits for the
+disk. Batches and erasures take turns (``_exclusive``), so the loop never waits for SQLite's write lock
+either.
 
 One process owns the data directory, so the right to write a run is kept in memory; a run recorded as
 running that this process does not hold was left by a crash.
@@ -36,10 +38,11 @@ if TYPE_CHECKING:
 __all__ = ("SqliteEventLog",)
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS events (
-    run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, frame BLOB NOT NULL,
-    PRIMARY KEY (run_id, seq)
-) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS event_batches (
+    run_id TEXT NOT NULL, last_seq INTEGER NOT NULL, first_seq INTEGER NOT NULL, held INTEGER NOT NULL,
+    events BLOB NOT NULL,
+    PRIMARY KEY (run_id, last_seq)
+);
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, status TEXT NOT NULL,
     trimmed_through INTEGER NOT NULL DEFAULT 1, record BLOB NOT NULL,
@@ -62,6 +65,8 @@ CREATE INDEX IF NOT EXISTS runs_finished_by_age ON runs (changed_at)
     WHERE status IN ('completed', 'failed', 'cancelled');
 CREATE INDEX IF NOT EXISTS runs_by_account ON runs (account_id) WHERE account_id IS NOT NULL;
 """
+_encode_events = msgspec.msgpack.Encoder().encode
+_decode_events = msgspec.msgpack.Decoder(list[StoredEvent]).decode
 _FINISHED_SQL = ", ".join(f"'{status}'" for status in sorted(FINISHED))
 
 
@@ -155,7 +160,7 @@ class SqliteEventLog:
     async def load_run(self, run_id: str) -> RunRecord | None:
         rows = await self._call(
             self._fetch_all,
-            "SELECT record, (SELECT MAX(seq) FROM events WHERE run_id = ?1) FROM runs WHERE run_id = ?1",
+            "SELECT record, (SELECT MAX(last_seq) FROM event_batches WHERE run_id = ?1) FROM runs WHERE run_id = ?1",
             (run_id,),
         )
         if not rows:
@@ -334,39 +339,35 @@ class SqliteEventLog:
         assert self._appends is not None
         db = self._appends
         sessions: list[tuple[str, str | None]] = []
-        events: list[tuple[str, int, str, bytes]] = []
+        events: dict[str, list[StoredEvent]] = {}
         records: list[tuple[str, str, str, bytes, str, str | None]] = []
-        committed: dict[str, int] = {}
-        size = 0
         for op in batch:
             if isinstance(op, _SessionRow):
                 sessions.append((op.session_id, op.owner))
             elif isinstance(op, EncodedRecord):
                 records.append((op.run_id, op.session_id, op.status, op.data, op.changed_at, op.account_id))
-                size += len(op.data)
             else:
                 run_id, event = op
-                events.append((run_id, event.seq, event.type, event.frame))
-                committed[run_id] = event.seq
-                size += len(event.frame)
+                events.setdefault(run_id, []).append(event)
+        rows = [(run_id, held[-1].seq, held[0].seq, len(held), _encode_events(held)) for run_id, held in events.items()]
         db.execute("BEGIN")
         try:
             db.executemany("INSERT OR IGNORE INTO sessions VALUES (?, ?)", sessions)
-            db.executemany("INSERT INTO events (run_id, seq, type, frame) VALUES (?, ?, ?, ?)", events)
+            db.executemany("INSERT INTO event_batches VALUES (?, ?, ?, ?, ?)", rows)
             db.executemany(
                 "INSERT INTO runs (run_id, session_id, status, record, changed_at, account_id) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, "
                 "record = excluded.record, changed_at = excluded.changed_at",
                 records,
             )
-            for run_id, last_seq in committed.items():
+            for run_id, last_seq, *_ in rows:
                 self._trim(db, run_id, last_seq)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        self._unchecked_bytes += size
-        return committed
+        self._unchecked_bytes += sum(len(row[-1]) for row in rows) + sum(len(record[3]) for record in records)
+        return {run_id: last_seq for run_id, last_seq, *_ in rows}
 
     def _trim(self, db: sqlite3.Connection, run_id: str, last_seq: int) -> None:
         through = trim_point(last_seq, self._window)
@@ -376,8 +377,21 @@ class SqliteEventLog:
             "UPDATE runs SET trimmed_through = ? WHERE run_id = ? AND trimmed_through < ?",
             (through, run_id, through),
         )
-        if cursor.rowcount:
-            db.execute("DELETE FROM events WHERE run_id = ? AND seq > 1 AND seq <= ?", (run_id, through))
+        if not cursor.rowcount:
+            return
+        db.execute("DELETE FROM event_batches WHERE run_id = ? AND first_seq > 1 AND last_seq <= ?", (run_id, through))
+        # What is left to trim: seqs 2.. of the run's first batch, and the start of a batch the trim point cuts
+        partial = db.execute(
+            "SELECT last_seq, events FROM event_batches WHERE run_id = ? AND first_seq <= ? AND last_seq > 1",
+            (run_id, through),
+        ).fetchall()
+        for batch_last_seq, blob in partial:
+            kept = [event for event in _decode_events(blob) if event.seq == 1 or event.seq > through]
+            db.execute(
+                "UPDATE event_batches SET last_seq = ?, first_seq = ?, held = ?, events = ? "
+                "WHERE run_id = ? AND last_seq = ?",
+                (kept[-1].seq, kept[0].seq, len(kept), _encode_events(kept), run_id, batch_last_seq),
+            )
 
     # --- the store thread from here on ---
 
@@ -391,15 +405,18 @@ class SqliteEventLog:
                 for statement in statements:
                     db.execute(statement)
         db.executescript(_LATER_INDEXES)
+        if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone():
+            _move_events_into_batches(db)
         self._db = db
 
     def _read(self, run_id: str, after: int) -> tuple[list[StoredEvent], int]:
         assert self._db is not None
         row = self._db.execute("SELECT trimmed_through FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        rows = self._db.execute(
-            "SELECT seq, type, frame FROM events WHERE run_id = ? AND seq > ? ORDER BY seq", (run_id, after)
+        batches = self._db.execute(
+            "SELECT events FROM event_batches WHERE run_id = ? AND last_seq > ? ORDER BY last_seq", (run_id, after)
         ).fetchall()
-        return [StoredEvent(seq, kind, frame) for seq, kind, frame in rows], row[0] if row else 1
+        events = [event for (blob,) in batches for event in _decode_events(blob) if event.seq > after]
+        return events, row[0] if row else 1
 
     def _fetch_all(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         assert self._db is not None
@@ -421,13 +438,38 @@ class SqliteEventLog:
         try:
             for chunk in _chunks(run_ids):
                 marks = ", ".join("?" * len(chunk))
-                removed += db.execute(f"DELETE FROM events WHERE run_id IN ({marks})", chunk).rowcount
+                held = db.execute(f"SELECT SUM(held) FROM event_batches WHERE run_id IN ({marks})", chunk).fetchone()
+                removed += held[0] or 0
+                db.execute(f"DELETE FROM event_batches WHERE run_id IN ({marks})", chunk)
                 db.execute(f"DELETE FROM runs WHERE run_id IN ({marks})", chunk)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         return removed
+
+
+def _move_events_into_batches(db: sqlite3.Connection) -> None:
+    """A data directory from before batched storage kept one row per event: each run's become one batch."""
+    db.execute("BEGIN")
+    try:
+        run_ids = [run_id for (run_id,) in db.execute("SELECT DISTINCT run_id FROM events")]
+        for run_id in run_ids:
+            held = [
+                StoredEvent(seq, kind, frame)
+                for seq, kind, frame in db.execute(
+                    "SELECT seq, type, frame FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
+                )
+            ]
+            db.execute(
+                "INSERT INTO event_batches VALUES (?, ?, ?, ?, ?)",
+                (run_id, held[-1].seq, held[0].seq, len(held), _encode_events(held)),
+            )
+        db.execute("DROP TABLE events")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 def _connection(path: Path, **pragmas: int) -> sqlite3.Connection:

@@ -1,0 +1,97 @@
+"""The embedded event log's storage: a batch of a run's events is one row, read back event by event."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from typing import TYPE_CHECKING
+
+from api.runs.records import RunRecord, StoredEvent
+from api.runs.sqlite_log import SqliteEventLog
+from contracts import RunSnapshot
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+RUN_ID = "r_batches"
+
+
+def event(seq: int) -> StoredEvent:
+    kind = "graph_topology" if seq == 1 else "token_delta"
+    return StoredEvent(seq, kind, b"id: %s:%d\nevent: %s\ndata: {}\n\n" % (RUN_ID.encode(), seq, kind.encode()))
+
+
+def record(last_seq: int) -> RunRecord:
+    snapshot = RunSnapshot(
+        run_id=RUN_ID,
+        session_id="s_batches",
+        status="running",
+        last_seq=last_seq,
+        started_at="2026-12-01T00:00:00.000000Z",
+        updated_at="2026-12-01T00:00:00.000000Z",
+        response=None,
+        pending_approval=None,
+        error=None,
+    )
+    return RunRecord(snapshot=snapshot)
+
+
+async def opened(path: Path, window: int) -> SqliteEventLog:
+    log = SqliteEventLog(path, replay_window=window)
+    await log.open(lambda run_id, seq: None, lambda run_id: None)
+    return log
+
+
+async def test_a_trim_through_the_middle_of_batches_keeps_the_topology_and_exactly_the_window(tmp_path: Path) -> None:
+    log = await opened(tmp_path / "events.sqlite", window=4)
+    try:
+        for batch in ((1, 2, 3, 4), (5, 6, 7), (8, 9, 10, 11)):  # the trim point falls inside the second batch
+            for seq in batch:
+                log.append(RUN_ID, event(seq), record(seq) if seq == batch[-1] else None)
+            await log.flush()
+        everything, trimmed_through = await log.read(RUN_ID, 0)
+        after_eight, _ = await log.read(RUN_ID, 8)
+        loaded = await log.load_run(RUN_ID)
+        removed = await log.erase_runs([(RUN_ID, "s_batches")])
+        gone, _ = await log.read(RUN_ID, 0)
+    finally:
+        await log.close()
+
+    assert [e.seq for e in everything] == [1, 8, 9, 10, 11]
+    assert everything == [event(seq) for seq in (1, 8, 9, 10, 11)]
+    assert trimmed_through == 7
+    assert [e.seq for e in after_eight] == [9, 10, 11]
+    assert loaded is not None
+    assert loaded.snapshot.last_seq == 11
+    assert removed == 5
+    assert gone == []
+
+
+OLD_EVENTS = """
+CREATE TABLE events (
+    run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, frame BLOB NOT NULL, PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+"""
+"""The events table of versions that stored one row per event."""
+
+
+async def test_a_data_directory_with_one_row_per_event_replays_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite"
+    stored = [event(seq) for seq in (1, 5, 6, 7)]  # trimmed through 4 by the version that wrote it
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.executescript(OLD_EVENTS)
+        db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", [(RUN_ID, e.seq, e.type, e.frame) for e in stored])
+        db.commit()
+
+    log = await opened(path, window=10)
+    try:
+        replayed, _ = await log.read(RUN_ID, 0)
+        tail, _ = await log.read(RUN_ID, 5)
+    finally:
+        await log.close()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    assert replayed == stored
+    assert [e.seq for e in tail] == [6, 7]
+    assert "events" not in tables
