@@ -15,6 +15,7 @@ from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, problem_responses
 from api.routes.turns import SSE_HEADERS
 from api.runs.registry import RunRegistry
 from api.runs.stream import StreamSlot
+from api.sse_response import EventStream
 from contracts.agui import AgUiRunInput
 
 __all__ = ("ag_ui",)
@@ -38,7 +39,7 @@ async def ag_ui(
     except BaseException:
         await slot.release()
         raise
-    return Stream(
+    return EventStream(
         slot.hold(agui_stream(opened, AgUiTranslator(thread_id=data.thread_id, run_id=data.run_id))),
         media_type=EVENT_STREAM,
         headers={**SSE_HEADERS, RUN_ID_HEADER: opened.run_id, SESSION_ID_HEADER: opened.session_id},

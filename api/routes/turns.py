@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 from litestar import Request, Response, post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody
-from litestar.response import Stream
 
 from api.auth import Principal
 from api.exceptions import RunCancelled, TurnFailed
 from api.negotiation import EVENT_STREAM, wants_event_stream
 from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, ResumeOperation, TurnOperation, problem_responses
 from api.runs.stream import StreamSlot, follow_run
+from api.sse_response import EventStream
 from contracts import ChatRequest, ChatResponse, ResumeRequest
 
 if TYPE_CHECKING:
@@ -77,8 +77,8 @@ async def resume_chat(
 
 def sse_response(
     runs: RunRegistry, run_id: str, after: int, slot: StreamSlot, *, headers: dict[str, str] | None = None
-) -> Stream:
-    return Stream(
+) -> EventStream:
+    return EventStream(
         slot.hold(follow_run(runs, run_id, after)),
         media_type=EVENT_STREAM,
         headers={**SSE_HEADERS, **(headers or {})},

@@ -37,8 +37,11 @@ async def follow_run(registry: RunRegistry, run_id: str, after: int) -> AsyncIte
                 events, _ = await registry.log.read(run_id, cursor)
             if events:
                 frames, cursor = await _frames(registry, run_id, events, cursor)
+                ended = events[-1].type in TERMINAL_EVENT_TYPES
+                del events  # a stream held open on a paused run must not keep its replay alive
                 yield frames
-                if events[-1].type in TERMINAL_EVENT_TYPES:
+                del frames
+                if ended:
                     return
                 continue
             if run is None and (registry.closing or await _finished(registry, run_id)):
@@ -76,6 +79,7 @@ class StreamSlot:
         try:
             async for chunk in body:
                 yield chunk
+                del chunk  # not kept alive while the next one is awaited
         finally:
             await self.release()
 

@@ -1,0 +1,103 @@
+"""The response of every SSE stream: Litestar's ``Stream``, sent without a task group and without holding a chunk.
+
+Litestar sends a stream from a second task inside an anyio task group while the request's task waits for
+``http.disconnect``. A paused run's stream is held open for hours and sends a heartbeat every few seconds,
+so what a held stream costs is what ten thousand of them cost: here the request's own task sends the body,
+one small task waits for the client to leave and cancels it, and nothing keeps the last chunk sent (a replay
+can be the run's whole history) alive while the next one is awaited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING, Any
+
+from litestar.response import Stream
+from litestar.response.streaming import ASGIStreamingResponse
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from litestar import Litestar, Request
+    from litestar.background_tasks import BackgroundTask, BackgroundTasks
+    from litestar.datastructures import Cookie
+    from litestar.enums import MediaType
+    from litestar.response.base import ASGIResponse
+    from litestar.types import Receive, Send, TypeEncodersMap
+
+__all__ = ("EventStream",)
+
+
+class EventStream(Stream):
+    def to_asgi_response(
+        self,
+        app: Litestar | None,
+        request: Request[Any, Any, Any],
+        *,
+        background: BackgroundTask | BackgroundTasks | None = None,
+        cookies: Iterable[Cookie] | None = None,
+        encoded_headers: Iterable[tuple[bytes, bytes]] | None = None,
+        headers: dict[str, str] | None = None,
+        is_head_response: bool = False,
+        media_type: MediaType | str | None = None,
+        status_code: int | None = None,
+        type_encoders: TypeEncodersMap | None = None,
+    ) -> ASGIResponse:
+        response = super().to_asgi_response(
+            app,
+            request,
+            background=background,
+            cookies=cookies,
+            encoded_headers=encoded_headers,
+            headers=headers,
+            is_head_response=is_head_response,
+            media_type=media_type,
+            status_code=status_code,
+            type_encoders=type_encoders,
+        )
+        return _ASGIEventStream.of(response)
+
+
+class _ASGIEventStream(ASGIStreamingResponse):
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, response: ASGIResponse) -> _ASGIEventStream:
+        """The same response (status, headers, cookies, background, iterator), sent the way described above."""
+        assert isinstance(response, ASGIStreamingResponse), "Stream.to_asgi_response builds a streaming response"
+        response.__class__ = cls
+        return response  # type: ignore[return-value]  # its class was just set
+
+    async def send_body(self, send: Send, receive: Receive) -> None:
+        sending = asyncio.current_task()
+        assert sending is not None
+        ended = False
+
+        def client_left(listener: asyncio.Future[None]) -> None:
+            if not (ended or listener.cancelled()):
+                sending.cancel()
+
+        listener = asyncio.ensure_future(_until_disconnect(receive))
+        listener.add_done_callback(client_left)
+        try:
+            async for chunk in self.iterator:
+                body = chunk if isinstance(chunk, bytes) else chunk.encode(self.encoding)
+                del chunk
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+                del body
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except asyncio.CancelledError:
+            if not listener.done() or listener.cancelled():
+                raise
+            sending.uncancel()  # the client left: that ends this stream, not the server's task
+        finally:
+            ended = True
+            listener.cancel()
+            if isinstance(self.iterator, AsyncGenerator):
+                await self.iterator.aclose()  # its cleanup (the follower, the stream slot) runs now, not at GC
+
+
+async def _until_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
