@@ -59,8 +59,8 @@ class SequentialIds:
 
 def format_timestamp(ns: int) -> str:
     """RFC 3339, UTC, microseconds: ``2026-11-30T04:12:59.123456Z``."""
-    seconds, micros = divmod(ns // 1000, 1_000_000)
-    return f"{_format_second(seconds)}.{micros:06d}Z"
+    seconds, nanos = divmod(ns, 1_000_000_000)
+    return f"{_format_second(seconds)}.{nanos // 1000:06d}Z"
 
 
 @functools.lru_cache(maxsize=4)

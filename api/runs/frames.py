@@ -64,6 +64,13 @@ _ENVELOPE_OF: dict[type[Any], type[Any]] = {
 }
 
 
+_KIND_OF: dict[type[Any], tuple[str, bytes]] = {
+    envelope: (envelope.__struct_config__.tag, envelope.__struct_config__.tag.encode())
+    for envelope in _ENVELOPE_OF.values()
+}
+"""Each envelope's ``type``, as text and as the bytes of its ``event:`` line."""
+
+
 def retry_frame(retry_ms: int) -> bytes:
     return b"retry: %d\n\n" % retry_ms
 
@@ -81,10 +88,10 @@ class FrameEncoder:
         """The event type and the whole frame of ``payload`` as event ``seq`` of ``run_id``."""
         envelope_class = _ENVELOPE_OF[type(payload)]
         envelope: Envelope = envelope_class(ENVELOPE_VERSION, run_id, seq, status, at, payload, **extra)
-        kind: str = envelope_class.__struct_config__.tag
+        kind, event_line = _KIND_OF[envelope_class]
         buffer = self._buffer
         buffer.clear()
-        buffer += b"id: %s:%d\nevent: %s\ndata: " % (run_id.encode(), seq, kind.encode())
+        buffer += b"id: %s:%d\nevent: %s\ndata: " % (run_id.encode(), seq, event_line)
         self._encoder.encode_into(envelope, buffer, len(buffer))
         buffer += b"\n\n"
         return kind, bytes(buffer)
