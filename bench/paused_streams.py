@@ -44,6 +44,8 @@ SETTLE_S = 2.0
 KB_BUDGET = 20.0
 JITTER_BUDGET_S = 1.0
 CPU_BUDGET_PCT = 5.0
+SERVICE_HEARTBEAT_S = 15.0
+"""``HARNESS_HEARTBEAT_S``'s default: the targets hold at it; other periods are shown beside the baseline."""
 LABELS = {"raw": "raw ASGI (baseline)", "harness": "harness"}
 
 
@@ -206,7 +208,7 @@ def section(figures: list[HoldFigures], samples: int) -> Section:
         "creating the runs (s)",
     )
     targets = []
-    for f in (f for f in figures if f.app == "harness"):
+    for f in (f for f in figures if f.app == "harness" and f.heartbeat_s == SERVICE_HEARTBEAT_S):
         at = f"at {f.heartbeat_s:g} s"
         targets += [
             Target(
@@ -228,7 +230,9 @@ def section(figures: list[HoldFigures], samples: int) -> Section:
             f'{hold.streams:,} runs paused for approval (`POST /chat`, "Please refund invoice INV-1001.", stub '
             "model) and one `GET /runs/{run_id}/events` stream open on each, in one server process. The hold lasts "
             f"three heartbeat periods and {SETTLE_S:g} s; jitter over {samples} sampled streams, intervals with both "
-            "ends inside the hold. KB per stream = (RSS with the streams - RSS idle) / streams."
+            "ends inside the hold. KB per stream = (RSS with the streams - RSS idle) / streams. The targets are "
+            f"checked at the service's default heartbeat ({SERVICE_HEARTBEAT_S:g} s); a shorter period is measured "
+            "beside the baseline, whose own CPU grows with it."
         ),
         tables=[
             table(header, rows),
