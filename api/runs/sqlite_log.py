@@ -380,13 +380,17 @@ class SqliteEventLog:
         if not cursor.rowcount:
             return
         db.execute("DELETE FROM event_batches WHERE run_id = ? AND first_seq > 1 AND last_seq <= ?", (run_id, through))
-        # What is left to trim: seqs 2.. of the run's first batch, and the start of a batch the trim point cuts
-        partial = db.execute(
-            "SELECT last_seq, events FROM event_batches WHERE run_id = ? AND first_seq <= ? AND last_seq > 1",
-            (run_id, through),
-        ).fetchall()
-        for batch_last_seq, blob in partial:
+        # What is left to trim: seqs 2.. of the run's first batch, and the start of the batch the trim point cuts
+        # (the one after it): two lookups on the key, however many batches the run has
+        next_batch = (
+            "SELECT last_seq, held, events FROM event_batches WHERE run_id = ? AND last_seq > ? "
+            "ORDER BY last_seq LIMIT 1"
+        )
+        candidates = {db.execute(next_batch, (run_id, after)).fetchone() for after in (0, through)}
+        for batch_last_seq, held, blob in filter(None, candidates):
             kept = [event for event in _decode_events(blob) if event.seq == 1 or event.seq > through]
+            if len(kept) == held:
+                continue
             db.execute(
                 "UPDATE event_batches SET last_seq = ?, first_seq = ?, held = ?, events = ? "
                 "WHERE run_id = ? AND last_seq = ?",

@@ -6,6 +6,8 @@ import contextlib
 import sqlite3
 from typing import TYPE_CHECKING
 
+import pytest
+
 from api.runs.records import RunRecord, StoredEvent
 from api.runs.sqlite_log import SqliteEventLog
 from contracts import RunSnapshot
@@ -42,10 +44,19 @@ async def opened(path: Path, window: int) -> SqliteEventLog:
     return log
 
 
-async def test_a_trim_through_the_middle_of_batches_keeps_the_topology_and_exactly_the_window(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "batches",
+    [
+        pytest.param(((1, 2, 3, 4), (5, 6, 7), (8, 9, 10, 11)), id="the trim point inside a batch"),
+        pytest.param(tuple((seq,) for seq in range(1, 12)), id="one event per batch"),
+    ],
+)
+async def test_a_trim_keeps_the_topology_and_exactly_the_window(
+    tmp_path: Path, batches: tuple[tuple[int, ...], ...]
+) -> None:
     log = await opened(tmp_path / "events.sqlite", window=4)
     try:
-        for batch in ((1, 2, 3, 4), (5, 6, 7), (8, 9, 10, 11)):  # the trim point falls inside the second batch
+        for batch in batches:
             for seq in batch:
                 log.append(RUN_ID, event(seq), record(seq) if seq == batch[-1] else None)
             await log.flush()
