@@ -2,7 +2,8 @@
 
 - ``POST /chat`` with ``Accept: text/event-stream``: the message through ``admit_message`` (the real input
   guardrail), then the graph's ``astream`` (``stream_mode=["custom"]``), every ``token_delta`` written
-  straight to ``send`` as an SSE frame;
+  straight to ``send`` as an SSE frame, and a ``: hb`` every ``heartbeat_s`` from a task of its own (what
+  keeps a silent stream open through proxies; the service sends them too);
 - ``POST /chat`` otherwise: the graph run to its end or its interrupt, answering ``{"run_id", "status"}``;
 - ``GET /runs/{run_id}/events``: holds the response open, a ``: hb`` comment every ``heartbeat_s`` (the
   paused graph lives in its checkpoint, nothing of it in memory), until the client leaves;
@@ -89,14 +90,23 @@ class RawApp:
 
     async def _stream_turn(self, message: str, send: Send) -> None:
         await send(SSE_HEAD)
-        agent, session, turn = await self._admit(message)
-        seq = 0
-        async for part in agent.graph.astream(turn, thread_config(session), stream_mode=["custom"], version="v2"):
-            if isinstance(part["data"], TokenDelta):
-                seq += 1
-                body = b"id: %d\nevent: token_delta\ndata: %s\n\n" % (seq, self._encoder.encode(part["data"]))
-                await send({"type": "http.response.body", "body": body, "more_body": True})
+        beats = asyncio.ensure_future(self._beat(send))
+        try:
+            agent, session, turn = await self._admit(message)
+            seq = 0
+            async for part in agent.graph.astream(turn, thread_config(session), stream_mode=["custom"], version="v2"):
+                if isinstance(part["data"], TokenDelta):
+                    seq += 1
+                    body = b"id: %d\nevent: token_delta\ndata: %s\n\n" % (seq, self._encoder.encode(part["data"]))
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
+        finally:
+            beats.cancel()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _beat(self, send: Send) -> None:
+        while True:
+            await asyncio.sleep(self._heartbeat_s)
+            await send({"type": "http.response.body", "body": HEARTBEAT, "more_body": True})
 
     async def _json_turn(self, message: str, send: Send) -> None:
         agent, session, turn = await self._admit(message)

@@ -102,7 +102,8 @@ def run(streams: int = 1000, hold_s: float = 15.0) -> Section:
         title="4. Running runs on a silent model",
         intro=(
             f"{streams:,} `POST /chat` streams of runs whose model never sends a token, held open (plus {WARM} opened "
-            f"before the idle figure); server CPU time over a {hold_s:g} s hold (heartbeat 15 s). KB per stream = "
+            f"before the idle figure); server CPU time over a {hold_s:g} s hold. Both send a heartbeat every 15 s on a "
+            "silent stream (the baseline from a task of its own). KB per stream = "
             "(RSS with the streams - RSS idle) / streams."
         ),
         tables=[table(header, rows)],

@@ -9,7 +9,7 @@ so a commit between its read and its wait is never missed.
 from __future__ import annotations
 
 import asyncio
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -19,13 +19,14 @@ __all__ = ("Follower", "RunFeed")
 
 
 class _Followed:
-    __slots__ = ("changed", "committed", "count", "left")
+    __slots__ = ("committed", "count", "left", "waiters")
 
     def __init__(self) -> None:
         self.count = 0
         self.committed = 0
         """The highest seq known to be committed since the first follower came."""
-        self.changed = asyncio.Event()
+        self.waiters: list[asyncio.Future[bool]] = []
+        """One per follower waiting for the next change; each is resolved with True when it comes."""
         self.left = asyncio.Event()
         """Set when the last follower leaves."""
 
@@ -43,12 +44,17 @@ class Follower:
         if followed.committed > max(cursor, self._seen):
             self._seen = followed.committed
             return True
+        # A future and a timer: a silent period (a heartbeat) raises nothing and creates no task
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
+        followed.waiters.append(waiter)
+        timer = loop.call_later(within_s, _resolve, waiter, False)
         try:
-            async with asyncio.timeout(within_s):  # a timer, not the task wait_for would create per wait
-                await followed.changed.wait()
-        except TimeoutError:
-            return False
-        return True
+            return await waiter
+        finally:
+            timer.cancel()
+            with suppress(ValueError):  # a wake-up took the whole list already
+                followed.waiters.remove(waiter)
 
 
 class RunFeed:
@@ -108,5 +114,11 @@ class RunFeed:
 
     @staticmethod
     def _wake(followed: _Followed) -> None:
-        changed, followed.changed = followed.changed, asyncio.Event()
-        changed.set()
+        waiters, followed.waiters = followed.waiters, []
+        for waiter in waiters:
+            _resolve(waiter, True)
+
+
+def _resolve(waiter: asyncio.Future[bool], changed: bool) -> None:
+    if not waiter.done():
+        waiter.set_result(changed)

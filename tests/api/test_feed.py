@@ -1,0 +1,45 @@
+"""The run feed: a follower's wait ends with a commit, a wake-up or silence, and leaves nothing behind."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from api.runs.feed import RunFeed
+
+RUN_ID = "r_followed"
+
+
+async def test_a_wait_ends_with_a_commit_a_wake_up_or_silence() -> None:
+    feed = RunFeed(lambda run_id, count: None)
+    with feed.follow(RUN_ID) as follower:
+        silent = await follower.wait(0, 0.01)
+
+        committed = asyncio.ensure_future(follower.wait(0, 60))
+        await asyncio.sleep(0)
+        feed.notify(RUN_ID, 3)
+        after_commit = await committed
+
+        woken = asyncio.ensure_future(follower.wait(3, 60))
+        await asyncio.sleep(0)
+        feed.wake(RUN_ID)
+        after_wake = await woken
+
+        # a commit after the cursor answers at once, without waiting out the period
+        already = await asyncio.wait_for(follower.wait(2, 60), 5)
+    assert (silent, after_commit, after_wake, already) == (False, True, True, True)
+
+
+async def test_silent_periods_and_cancelled_waits_leave_no_waiter_behind() -> None:
+    """A paused run's stream waits out a heartbeat period for hours: each period must leave nothing."""
+    feed = RunFeed(lambda run_id, count: None)
+    with feed.follow(RUN_ID) as follower:
+        for _ in range(50):
+            assert await follower.wait(0, 0) is False
+        cancelled = asyncio.ensure_future(follower.wait(0, 60))
+        await asyncio.sleep(0)
+        cancelled.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await cancelled
+        followed = feed._followed[RUN_ID]
+        assert followed.waiters == []
