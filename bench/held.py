@@ -12,7 +12,29 @@ from dataclasses import dataclass
 
 from bench.client import HEARTBEAT, Response, StreamCount, count_until_closed, open_stream
 
-__all__ = ("HeldStreams", "hold_streams")
+__all__ = ("LABELS", "HeldFigures", "HeldStreams", "hold_streams")
+
+LABELS = {"raw": "raw ASGI (baseline)", "harness": "harness"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class HeldFigures:
+    """What a server spent holding ``streams`` open: memory beyond its idle figure, CPU over the hold."""
+
+    app: str
+    streams: int
+    idle_kb: int
+    streams_kb: int
+    cpu_s: float
+    hold_s: float
+
+    @property
+    def kb_per_stream(self) -> float:
+        return (self.streams_kb - self.idle_kb) / self.streams
+
+    @property
+    def cpu_pct(self) -> float:
+        return 100 * self.cpu_s / self.hold_s
 
 
 @dataclass

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.held import hold_streams
+from bench.held import LABELS, HeldFigures, hold_streams
 from bench.report import Section, Target, table
 from bench.servers import Server
 from bench.system import CpuMeter, pin_client, raise_open_files, until_quiet
@@ -46,30 +46,15 @@ JITTER_BUDGET_S = 1.0
 CPU_BUDGET_PCT = 5.0
 SERVICE_HEARTBEAT_S = 15.0
 """``HARNESS_HEARTBEAT_S``'s default: the targets hold at it; other periods are shown beside the baseline."""
-LABELS = {"raw": "raw ASGI (baseline)", "harness": "harness"}
 
 
-@dataclass(frozen=True)
-class HoldFigures:
-    app: str
+@dataclass(frozen=True, kw_only=True)
+class HoldFigures(HeldFigures):
     heartbeat_s: float
-    streams: int
-    idle_kb: int
     runs_kb: int
-    streams_kb: int
     create_s: float
-    cpu_s: float
-    hold_s: float
     jitter_s: float
     intervals: int
-
-    @property
-    def kb_per_stream(self) -> float:
-        return (self.streams_kb - self.idle_kb) / self.streams
-
-    @property
-    def cpu_pct(self) -> float:
-        return 100 * self.cpu_s / self.hold_s
 
 
 async def create_paused_runs(port: int, count: int, concurrency: int) -> list[str]:
@@ -134,17 +119,17 @@ async def measure_hold(
     if not deviations:
         raise RuntimeError("no heartbeat interval was recorded during the hold")
     figures = HoldFigures(
-        server.options.app,
-        heartbeat_s,
-        len(held),
-        idle_kb,
-        runs_kb,
-        streams_kb,
-        create_s,
-        cpu_s,
-        hold_s,
-        max(deviations),
-        len(deviations),
+        app=server.options.app,
+        streams=len(held),
+        idle_kb=idle_kb,
+        streams_kb=streams_kb,
+        cpu_s=cpu_s,
+        hold_s=hold_s,
+        heartbeat_s=heartbeat_s,
+        runs_kb=runs_kb,
+        create_s=create_s,
+        jitter_s=max(deviations),
+        intervals=len(deviations),
     )
     return figures, run_ids
 

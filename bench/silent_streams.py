@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from dataclasses import dataclass
 
-from bench.held import hold_streams
+from bench.held import LABELS, HeldFigures, hold_streams
 from bench.report import Section, Target, table
 from bench.servers import Server
 from bench.system import CpuMeter, pin_client, raise_open_files, until_quiet
@@ -27,28 +26,9 @@ __all__ = ("run",)
 
 WARM = 10
 CPU_RATIO_BUDGET = 2.0
-LABELS = {"raw": "raw ASGI (baseline)", "harness": "harness"}
 
 
-@dataclass(frozen=True)
-class SilentFigures:
-    app: str
-    streams: int
-    idle_kb: int
-    streams_kb: int
-    cpu_s: float
-    hold_s: float
-
-    @property
-    def kb_per_stream(self) -> float:
-        return (self.streams_kb - self.idle_kb) / self.streams
-
-    @property
-    def cpu_pct(self) -> float:
-        return 100 * self.cpu_s / self.hold_s
-
-
-async def measure(app: str, streams: int, hold_s: float) -> SilentFigures:
+async def measure(app: str, streams: int, hold_s: float) -> HeldFigures:
     chat = ("POST", "/chat", QUESTION)
     with Server(app, "silent") as server:
         warm = await hold_streams(server.port, [chat] * WARM)
@@ -68,7 +48,7 @@ async def measure(app: str, streams: int, hold_s: float) -> SilentFigures:
             await warm.close()
             if held is not None:
                 await held.close()
-    return SilentFigures(app, opened, idle_kb, streams_kb, cpu_s, wall_s)
+    return HeldFigures(app=app, streams=opened, idle_kb=idle_kb, streams_kb=streams_kb, cpu_s=cpu_s, hold_s=wall_s)
 
 
 def run(streams: int = 1000, hold_s: float = 15.0) -> Section:
