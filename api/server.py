@@ -44,9 +44,9 @@ class GracefulServer(uvicorn.Server):
         loop = type(asyncio.get_running_loop()).__module__.partition(".")[0]
         parser = self.config.http_protocol_class.__name__.removesuffix("Protocol").lower()
         logger.info("serving on the %s event loop with the %s HTTP parser", loop, parser)
+        await super().startup(sockets)  # the lifespan first: the agent, its graph and the stores are opened here
         # What the process holds after start-up lives as long as it does: the collector need not walk it again.
         gc.freeze()
-        await super().startup(sockets)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         runs = getattr(self._app.state, "runs", None)

@@ -5,7 +5,8 @@ Three apps over the same agent graph (``agent.runtime.open_agent`` on a fresh da
 - ``raw``: a minimal raw-ASGI app, no log, no framework (``bench.raw_app``);
 - ``fastapi``: FastAPI + sse-starlette + a pydantic request model, no log (``bench.fastapi_app``);
 - ``harness``: the product, ``api.app.create_app``, every event committed to its log before it is sent
-  (the embedded SQLite log, or Redis and PostgreSQL when given shared stores).
+  (the embedded SQLite log, or Redis and PostgreSQL when given shared stores), on the server
+  ``harness serve`` runs (``api.server.GracefulServer``).
 
 ``Server`` starts one (``python -m bench.servers APP ...`` under ``taskset -c 0``) and stops it and removes
 its data directory when its ``with`` block ends, Ctrl-C included.
@@ -185,8 +186,9 @@ def serve(args: argparse.Namespace) -> None:
     import uvicorn
 
     raise_open_files()
+    app = build_app(args)
     config = uvicorn.Config(
-        build_app(args),
+        app,
         host="127.0.0.1",
         port=args.port,
         loop="uvloop",
@@ -203,11 +205,22 @@ def serve(args: argparse.Namespace) -> None:
         signal.signal(signal.SIGTERM, lambda *_: None)
         profiler.enable()
     try:
-        uvicorn.Server(config).run()
+        server_for(args.app, config, app).run()
     finally:
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(args.cprofile)
+
+
+def server_for(app_name: str, config: Any, app: Any) -> Any:
+    """uvicorn's server; for the harness, the one ``harness serve`` runs (its start-up and shutdown)."""
+    import uvicorn
+
+    if app_name == "harness":
+        from api.server import GracefulServer
+
+        return GracefulServer(config, app)
+    return uvicorn.Server(config)
 
 
 def main() -> None:
