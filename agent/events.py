@@ -1,7 +1,7 @@
 """Translates LangGraph's v2 stream parts into contract event payloads. The only module that reads them.
 
-``tasks`` parts give a node's start and result, ``checkpoints`` parts the superstep each task runs in,
-``custom`` parts carry what nodes wrote with ``get_stream_writer()`` (token deltas, cost).
+Everything a turn streams comes as ``custom`` parts, what nodes wrote with ``get_stream_writer()``: a node's
+start and completion (``agent.instrument``), token deltas and cost (``generate_answer``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ("STREAM_MODES", "GraphEvent", "StreamTranslator", "read_topology")
 
-STREAM_MODES: list[StreamMode] = ["tasks", "checkpoints", "custom"]
+STREAM_MODES: list[StreamMode] = ["custom"]
 
 GraphEvent = NodeStarted | NodeCompleted | TokenDelta | CostUpdated
 
@@ -50,41 +50,17 @@ def read_topology(graph: AgentGraph, session_id: str) -> GraphTopology:
 
 
 class StreamTranslator:
-    """Stateful over one ``astream`` call: remembers each task's step and which node is running or failed."""
+    """Stateful over one ``astream`` call: remembers which node is running (the one an error or a cancel hits)."""
 
     def __init__(self) -> None:
-        self._steps: dict[str, int] = {}
         self.running_node: str | None = None
-        self.failed_node: str | None = None
 
     def translate(self, part: StreamPart[Any, Any]) -> GraphEvent | None:
-        kind = part["type"]
         data: Any = part["data"]
-        if kind == "custom":
-            return data if isinstance(data, TokenDelta | CostUpdated) else None
-        if kind == "checkpoints":
-            step = data["metadata"]["step"] + 1
-            self._steps.update((task["id"], step) for task in data["tasks"])
+        if part["type"] != "custom" or not isinstance(data, GraphEvent):
             return None
-        if kind != "tasks":
-            return None
-        step = self._steps.get(data["id"], 0)
-        if "triggers" in data:
-            self.running_node = data["name"]
-            return NodeStarted(node=data["name"], step=step)
-        self.running_node = None
-        if data["error"] is not None:
-            self.failed_node = data["name"]
-            return None
-        if data["interrupts"]:
-            return None
-        entry = (data["result"] or {}).get("trace", [None])[-1]
-        if entry is None:
-            return None
-        return NodeCompleted(
-            node=data["name"],
-            step=step,
-            latency_ms=entry["latency_ms"],
-            outcome=entry["outcome"],
-            summary=entry["summary"],
-        )
+        if isinstance(data, NodeStarted):
+            self.running_node = data.node
+        elif isinstance(data, NodeCompleted):
+            self.running_node = None
+        return data

@@ -1,7 +1,9 @@
-"""Wraps each node in its OpenTelemetry span and records the span's duration in the trace.
+"""Wraps each node in its OpenTelemetry span, records the span's duration in the trace, and tells the stream.
 
-The span is the one measurement of a node's latency: ``ChatResponse.trace`` and the
-``node_completed`` event both read the entry written here.
+The span is the one measurement of a node's latency: ``ChatResponse.trace`` and the ``node_completed``
+event both read the entry written here. ``node_started`` and ``node_completed`` go to LangGraph's ``custom``
+stream from here, beside the tokens, so a streamed turn needs no other stream mode (each one LangGraph
+adds costs about a quarter of a millisecond before the first token).
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import msgspec
+from langgraph.config import get_config, get_stream_writer
 from langgraph.errors import GraphInterrupt
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
+
+from contracts import NodeCompleted, NodeStarted
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -41,6 +46,9 @@ class InstrumentedNode(Protocol):
 
 def instrumented(name: str, function: NodeFunction, deps: AgentDeps) -> InstrumentedNode:
     async def node(state: AgentState) -> dict[str, Any]:
+        stream = get_stream_writer()
+        step: int = get_config()["metadata"]["langgraph_step"]
+        stream(NodeStarted(node=name, step=step))
         span = deps.tracer.start_span(
             f"node {name}",
             start_time=deps.clock.now_ns(),
@@ -72,13 +80,17 @@ def instrumented(name: str, function: NodeFunction, deps: AgentDeps) -> Instrume
         finished = cast("ReadableSpan", span)
         assert finished.start_time is not None
         assert finished.end_time is not None
+        latency_ms = round((finished.end_time - finished.start_time) / 1e6, 3)
         entry = {
             "run_id": state["run_id"],
             "node": name,
-            "latency_ms": round((finished.end_time - finished.start_time) / 1e6, 3),
+            "latency_ms": latency_ms,
             "outcome": result.outcome,
             "summary": result.summary,
         }
+        stream(
+            NodeCompleted(node=name, step=step, latency_ms=latency_ms, outcome=result.outcome, summary=result.summary)
+        )
         return {**result.update, "trace": [entry]}
 
     node.__name__ = name

@@ -75,7 +75,7 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
                 code=exc.code,
                 message=str(exc),
                 retryable=exc.retryable,
-                node=translator.failed_node or translator.running_node,
+                node=translator.running_node,
             )
         )
     except Exception as exc:
@@ -86,7 +86,7 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
                     code="store_unavailable",
                     message="A store the service needs is unreachable; try again shortly.",
                     retryable=True,
-                    node=translator.failed_node or translator.running_node,
+                    node=translator.running_node,
                 )
             )
             return None
@@ -96,7 +96,7 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
                 code="internal_error",
                 message="The agent failed unexpectedly; the failure is logged on the server.",
                 retryable=False,
-                node=translator.failed_node or translator.running_node,
+                node=translator.running_node,
             )
         )
     return None
