@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from litestar import Litestar, Request
 from litestar.datastructures import State
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.middleware.rate_limit import RateLimitConfig, get_remote_address
 from litestar.openapi import OpenAPIConfig
 
@@ -133,8 +133,13 @@ def _runs(request: Request[Any, Any, Any]) -> RunRegistry:
     return runs
 
 
-def _principal(request: Request[Any, Any, Any]) -> Principal:
-    """Who sent the request: set by the authentication middleware, or the one user when identity is off."""
+def _principal(request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]) -> Principal:
+    """Who sent the request: set by the authentication middleware, or the one user when identity is off.
+
+    It takes ``runs`` only to be resolved after it: Litestar resolves the dependencies of one level together
+    in an anyio task group, which cost 60 µs a request, two thirds of Litestar's own time in a turn.
+    """
+    del runs
     user = request.scope.get("user")
     return user if isinstance(user, Principal) else ANONYMOUS
 

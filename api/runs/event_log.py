@@ -59,9 +59,10 @@ class EventLog(Protocol):
         """The run's record, its ``last_seq`` the last committed event's."""
         ...
 
-    async def begin_run(self, record: RunRecord, access: SessionAccess) -> str | None:
+    async def begin_run(self, record: RunRecord, access: SessionAccess, *, new_session: bool = False) -> str | None:
         """Record a new run and take the right to write it; when its session has an unfinished run, change
-        nothing and return that run's id. A session ``access`` may not continue raises ``SessionNotFound``."""
+        nothing and return that run's id. A session ``access`` may not continue raises ``SessionNotFound``.
+        ``new_session``: the service has just made the session's id, so no store knows it yet."""
         ...
 
     async def waiting_runs(self) -> list[RunRecord]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent.stores import is_store_failure
 from api.exceptions import SessionNotFound
+from api.runs.commit_window import CommitWindow
 from api.runs.records import EncodedRecord, StoredEvent, decode_record
 from api.runs.redis_scripts import APPEND, BEGIN, CLAIM, RELEASE, RENEW
 
@@ -104,7 +105,7 @@ class RedisEventLog:
         self._release = redis.register_script(RELEASE)
         self._renew = redis.register_script(RENEW)
         self._queue: list[tuple[str, StoredEvent | EncodedRecord]] = []
-        self._queued = asyncio.Event()
+        self._due = CommitWindow()
         self._queued_batches = 0
         self._committed_batches = 0
         self._batch_done = asyncio.Condition()
@@ -145,15 +146,17 @@ class RedisEventLog:
         self._queue.append((run_id, event))
         if record is not None:
             self._queue.append((run_id, record.encode()))
-        self._queued.set()
+        self._due.queued(event.type)
 
     def save_run(self, record: RunRecord) -> None:
         self._queue.append((record.snapshot.run_id, record.encode()))
-        self._queued.set()
+        self._due.queued(None)
 
     async def flush(self) -> None:
         if not self._queue and self._committed_batches == self._queued_batches:
             return
+        if self._queue:
+            self._due.now()
         target = self._queued_batches + (1 if self._queue else 0)
         async with self._batch_done:
             await self._batch_done.wait_for(lambda: self._committed_batches >= target)
@@ -175,7 +178,7 @@ class RedisEventLog:
             return await self._archive.load(run_id)
         return _with_last_seq(decode_record(data), last_seq)
 
-    async def begin_run(self, record: RunRecord, access: SessionAccess) -> str | None:
+    async def begin_run(self, record: RunRecord, access: SessionAccess, *, new_session: bool = False) -> str | None:
         snapshot = record.snapshot
         keys = self.keys
         run_id, session_id = snapshot.run_id, snapshot.session_id
@@ -316,8 +319,7 @@ class RedisEventLog:
 
     async def _write_batches(self) -> None:
         while True:
-            await self._queued.wait()
-            self._queued.clear()
+            await self._due.wait()
             batch, self._queue = self._queue, []
             self._queued_batches += 1
             runs = _group(batch)

@@ -161,6 +161,7 @@ class RunRegistry:
         self._refuse_when_closing()
         if session_id is not None and carries_personal_data(session_id):
             raise SessionIdRefused
+        new_session = session_id is None
         session_id = session_id or self._ids.new("s")
         if self.eraser.erasing(session_id):
             raise SessionBusy(f"Session {session_id} is being erased.")
@@ -177,7 +178,7 @@ class RunRegistry:
             error=None,
         )
         record = RunRecord(snapshot=snapshot, owner=principal.subject, account_id=principal.account_id)
-        busy = await self.log.begin_run(record, self.access.session_access(principal))
+        busy = await self.log.begin_run(record, self.access.session_access(principal), new_session=new_session)
         if busy is not None:
             raise SessionBusy(
                 f"Session {session_id} has run {busy} unfinished; wait for it, decide it or cancel it.",
@@ -192,6 +193,7 @@ class RunRegistry:
             "principal": {"subject": principal.subject, "account_id": principal.account_id},
         }
         self._launch(run, turn)
+        await asyncio.sleep(0)
         return run
 
     async def resume(self, request: ResumeRequest, principal: Principal = ANONYMOUS) -> tuple[Run, int]:

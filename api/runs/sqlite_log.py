@@ -26,6 +26,7 @@ import msgspec
 
 from agent.stores.scrub import scrub
 from api.exceptions import SessionNotFound
+from api.runs.commit_window import CommitWindow
 from api.runs.records import FINISHED, EncodedRecord, StoredEvent, decode_record, trim_point
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ class SqliteEventLog:
         self._unchecked_bytes = 0
         self._checkpoint: asyncio.Future[Any] | None = None
         self._queue: list[_Op] = []
-        self._queued = asyncio.Event()
+        self._due = CommitWindow()
         self._committed_batches = 0
         self._queued_batches = 0
         self._batch_done = asyncio.Condition()
@@ -140,15 +141,17 @@ class SqliteEventLog:
         self._queue.append((run_id, event))
         if record is not None:
             self._queue_record(record.encode())
-        self._queued.set()
+        self._due.queued(event.type)
 
     def save_run(self, record: RunRecord) -> None:
         self._queue_record(record.encode())
-        self._queued.set()
+        self._due.queued(None)
 
     async def flush(self) -> None:
         if not self._queue and self._committed_batches == self._queued_batches:
             return
+        if self._queue:
+            self._due.now()
         target = self._queued_batches + (1 if self._queue else 0)
         async with self._batch_done:
             await self._batch_done.wait_for(lambda: self._committed_batches >= target or self._failure is not None)
@@ -170,9 +173,9 @@ class SqliteEventLog:
             record.snapshot.last_seq = rows[0][1]
         return record
 
-    async def begin_run(self, record: RunRecord, access: SessionAccess) -> str | None:
+    async def begin_run(self, record: RunRecord, access: SessionAccess, *, new_session: bool = False) -> str | None:
         session_id, run_id = record.snapshot.session_id, record.snapshot.run_id
-        owner = await self._session_owner(session_id)
+        owner = _NEW if new_session else await self._session_owner(session_id)
         if owner is not _NEW and not access.may_continue(owner):  # type: ignore[arg-type]
             raise SessionNotFound(f"There is no session {session_id}.")
         if (busy := self._sessions.get(session_id)) is not None:
@@ -295,9 +298,8 @@ class SqliteEventLog:
 
     async def _write_batches(self) -> None:
         while True:
-            await self._queued.wait()
+            await self._due.wait()
             async with self._exclusive:
-                self._queued.clear()
                 batch, self._queue = self._queue, []
                 self._queued_batches += 1
                 try:
