@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.clock import format_timestamp
+from api.runs.commit_window import GATHER_S
 from api.runs.frames import HEARTBEAT, retry_frame
 from api.runs.records import FINISHED
 from contracts import TERMINAL_EVENT_TYPES, Snapshot
@@ -27,8 +28,10 @@ __all__ = ("StreamSlot", "follow_run")
 
 async def follow_run(registry: RunRegistry, run_id: str, after: int) -> AsyncIterator[bytes]:
     heartbeat_s = registry.settings.heartbeat_s
-    yield retry_frame(registry.settings.retry_ms)
+    # The first frame goes out with the first events, one write instead of two, or alone when none come soon
+    retry = retry_frame(registry.settings.retry_ms)
     cursor = after
+    looked_again = False
     with registry.subscribed(run_id) as follower:
         while True:
             run = registry.live(run_id)
@@ -39,13 +42,26 @@ async def follow_run(registry: RunRegistry, run_id: str, after: int) -> AsyncIte
                 frames, cursor = await _frames(registry, run_id, events, cursor)
                 ended = events[-1].type in TERMINAL_EVENT_TYPES
                 del events  # a stream held open on a paused run must not keep its replay alive
+                if retry:
+                    frames, retry = retry + frames, b""
                 yield frames
                 del frames
                 if ended:
                     return
                 continue
             if run is None and (registry.closing or await _finished(registry, run_id)):
-                return
+                if looked_again:
+                    if retry:
+                        yield retry
+                    return
+                # the run ended between the read and now: its terminal event is committed, read it
+                looked_again = True
+                continue
+            if retry:
+                if not await follower.wait(cursor, GATHER_S):
+                    yield retry
+                    retry = b""
+                continue
             while not await follower.wait(cursor, heartbeat_s):
                 yield HEARTBEAT
 
