@@ -193,7 +193,7 @@ class RunRegistry:
             "principal": {"subject": principal.subject, "account_id": principal.account_id},
         }
         self._launch(run, turn)
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # the graph starts now and waits on its checkpointer while the response is built
         return run
 
     async def resume(self, request: ResumeRequest, principal: Principal = ANONYMOUS) -> tuple[Run, int]:
