@@ -4,7 +4,8 @@ Litestar sends a stream from a second task inside an anyio task group while the 
 ``http.disconnect``. A paused run's stream is held open for hours and sends a heartbeat every few seconds,
 so what a held stream costs is what ten thousand of them cost: here the request's own task sends the body,
 one small task waits for the client to leave and cancels it, and nothing keeps the last chunk sent (a replay
-can be the run's whole history) alive while the next one is awaited.
+can be the run's whole history) alive while the next one is awaited. Nor does it keep what Litestar parsed
+of the request (its headers decoded, the body, the query) or the response headers once they are sent.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from litestar.response import Stream
 from litestar.response.streaming import ASGIStreamingResponse
+from litestar.types import Empty
+from litestar.utils.scope.state import ScopeState
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -24,7 +27,7 @@ if TYPE_CHECKING:
     from litestar.datastructures import Cookie
     from litestar.enums import MediaType
     from litestar.response.base import ASGIResponse
-    from litestar.types import Receive, Send, TypeEncodersMap
+    from litestar.types import Receive, Scope, Send, TypeEncodersMap
 
 __all__ = ("EventStream",)
 
@@ -69,6 +72,14 @@ class _ASGIEventStream(ASGIStreamingResponse):
         response.__class__ = cls
         return response  # type: ignore[return-value]  # its class was just set
 
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        _forget_parsed_request(scope)
+        await super().__call__(scope, receive, send)
+
+    async def start_response(self, send: Send) -> None:
+        await super().start_response(send)
+        self.headers.headers.clear()
+
     async def send_body(self, send: Send, receive: Receive) -> None:
         sending = asyncio.current_task()
         assert sending is not None
@@ -96,6 +107,13 @@ class _ASGIEventStream(ASGIStreamingResponse):
             listener.cancel()
             if isinstance(self.iterator, AsyncGenerator):
                 await self.iterator.aclose()  # its cleanup (the follower, the stream slot) runs now, not at GC
+
+
+def _forget_parsed_request(scope: Scope) -> None:
+    """The handler has its arguments: the stream needs nothing more of what Litestar parsed of the request."""
+    state = ScopeState.from_scope(scope)
+    state.headers = state.body = state.json = state.parsed_query = state.url = state.base_url = Empty
+    state.cookies = state.accept = state.content_type = state.dependency_cache = Empty
 
 
 async def _until_disconnect(receive: Receive) -> None:

@@ -9,11 +9,11 @@ so a commit between its read and its wait is never missed.
 from __future__ import annotations
 
 import asyncio
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
 __all__ = ("Follower", "RunFeed")
 
@@ -27,20 +27,34 @@ class _Followed:
         """The highest seq known to be committed since the first follower came."""
         self.waiters: list[asyncio.Future[bool]] = []
         """One per follower waiting for the next change; each is resolved with True when it comes."""
-        self.left = asyncio.Event()
-        """Set when the last follower leaves."""
+        self.left: list[asyncio.Future[None]] | None = None
+        """Who waits for the last follower to leave (``RunFeed.unfollowed``); None while nobody does."""
 
 
 class Follower:
-    __slots__ = ("_followed", "_seen")
+    """Follows one run while its ``with`` block lasts (a plain object: ten thousand held streams hold one each)."""
 
-    def __init__(self, followed: _Followed) -> None:
-        self._followed = followed
+    __slots__ = ("_feed", "_followed", "_run_id", "_seen")
+
+    def __init__(self, feed: RunFeed, run_id: str) -> None:
+        self._feed = feed
+        self._run_id = run_id
+        self._followed: _Followed | None = None
         self._seen = 0
+
+    def __enter__(self) -> Follower:
+        self._followed = self._feed._join(self._run_id)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._followed is not None:
+            followed, self._followed = self._followed, None
+            self._feed._leave(self._run_id, followed)
 
     async def wait(self, cursor: int, within_s: float) -> bool:
         """Wait for an event after ``cursor`` (or a wake-up); False when ``within_s`` passed in silence."""
         followed = self._followed
+        assert followed is not None, "a follower waits inside its with block"
         if followed.committed > max(cursor, self._seen):
             self._seen = followed.committed
             return True
@@ -63,27 +77,41 @@ class RunFeed:
         self._followed: dict[str, _Followed] = {}
         self._on_followers = on_followers
 
-    @contextmanager
-    def follow(self, run_id: str) -> Iterator[Follower]:
+    def follow(self, run_id: str) -> Follower:
+        """``with feed.follow(run_id) as follower:`` follows the run inside the block."""
+        return Follower(self, run_id)
+
+    def _join(self, run_id: str) -> _Followed:
         followed = self._followed.get(run_id)
         if followed is None:
             followed = self._followed[run_id] = _Followed()
         followed.count += 1
         if followed.count == 1:
             self._on_followers(run_id, 1)
-        try:
-            yield Follower(followed)
-        finally:
-            followed.count -= 1
-            if followed.count == 0:
-                del self._followed[run_id]
-                followed.left.set()
-                self._on_followers(run_id, 0)
+        return followed
+
+    def _leave(self, run_id: str, followed: _Followed) -> None:
+        followed.count -= 1
+        if followed.count:
+            return
+        del self._followed[run_id]
+        for waiter in followed.left or ():
+            if not waiter.done():
+                waiter.set_result(None)
+        self._on_followers(run_id, 0)
 
     async def unfollowed(self, run_id: str) -> None:
         """Return once nobody here follows the run."""
         while (followed := self._followed.get(run_id)) is not None:
-            await followed.left.wait()
+            if followed.left is None:
+                followed.left = []
+            left: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            followed.left.append(left)
+            try:
+                await left
+            finally:
+                with suppress(ValueError):
+                    followed.left.remove(left)
 
     def count(self, run_id: str) -> int:
         followed = self._followed.get(run_id)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -43,8 +42,6 @@ from api.runs.run import Run
 from contracts import ApprovalRequest, ErrorInfo, RunSnapshot
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from agent.clock import Clock, IdFactory
     from agent.runtime import Agent
     from api.auth import Principal
@@ -319,11 +316,10 @@ class RunRegistry:
 
     # --- followers ---
 
-    @contextmanager
-    def subscribed(self, run_id: str) -> Iterator[Follower]:
-        """Follow a run (a stream, or a JSON caller); the last follower leaving starts the grace period."""
-        with self.feed.follow(run_id) as follower:
-            yield follower
+    def subscribed(self, run_id: str) -> Follower:
+        """Follow a run (a stream, or a JSON caller) in a ``with`` block; the last follower leaving starts the
+        grace period."""
+        return self.feed.follow(run_id)
 
     def _followers_changed(self, run_id: str, count: int) -> None:
         run = self._live.get(run_id)

@@ -43,3 +43,22 @@ async def test_silent_periods_and_cancelled_waits_leave_no_waiter_behind() -> No
             await cancelled
         followed = feed._followed[RUN_ID]
         assert followed.waiters == []
+
+
+async def test_unfollowed_returns_when_the_last_follower_leaves_and_a_cancelled_wait_leaves_nothing() -> None:
+    feed = RunFeed(lambda run_id, count: None)
+    first, second = feed.follow(RUN_ID), feed.follow(RUN_ID)
+    with first, second:
+        gone = asyncio.ensure_future(feed.unfollowed(RUN_ID))
+        abandoned = asyncio.ensure_future(feed.unfollowed(RUN_ID))
+        await asyncio.sleep(0)
+        abandoned.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await abandoned
+        assert len(feed._followed[RUN_ID].left or []) == 1, "the cancelled wait took its future away"
+        first.__exit__(None, None, None)
+        await asyncio.sleep(0)
+        assert not gone.done(), "one follower is still there"
+    await asyncio.wait_for(gone, 5)
+    assert feed.count(RUN_ID) == 0
+    await asyncio.wait_for(feed.unfollowed(RUN_ID), 5)  # nobody follows: at once
