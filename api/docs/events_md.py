@@ -26,6 +26,9 @@ The channels are also described as AsyncAPI 3.0 in [`asyncapi.yaml`](asyncapi.ya
 - The first frame is `retry: <ms>` (reconnection delay hint). Lines end in `\\n`; there is no BOM.
 - Each event is one frame: `id: <run_id>:<seq>`, `event: <type>`, `data: <envelope as one line of JSON>`,
   then a blank line. Every frame is flushed as it is produced.
+- An event is committed to the run's log before it is sent. `token_delta`, `paused` and the terminal
+  events are committed at once; the others (topology, nodes, cost, `interaction_logged`) may wait up to
+  10 ms to share a commit, so a turn's first steps often arrive in one chunk with its first token.
 - During silence (a node running, a pause awaiting a human) the server writes the comment `: hb`
   every `HARNESS_HEARTBEAT_S` seconds (default 15), so idle proxies keep the connection.
 - Reconnect with `GET /runs/{run_id}/events` and the header `Last-Event-ID: <run_id>:<seq>` (or
