@@ -57,6 +57,8 @@ class StreamTranslator:
 
     def translate(self, part: StreamPart[Any, Any]) -> GraphEvent | None:
         data: Any = part["data"]
+        if data.__class__ is TokenDelta:  # nearly every part of a turn
+            return data
         if part["type"] != "custom" or not isinstance(data, GraphEvent):
             return None
         if isinstance(data, NodeStarted):

@@ -88,6 +88,8 @@ class FrameEncoder:
     def __init__(self) -> None:
         self._encoder = msgspec.json.Encoder()
         self._buffer = bytearray()
+        self._heads: dict[tuple[str, type[Any], str], tuple[bytes, bytes, bytes]] = {}
+        """The constant pieces of a frame's head for a run, an event type and a status."""
 
     def encode(
         self, payload: EventPayload, *, run_id: str, seq: int, status: RunStatus, at: str, **extra: Any
@@ -102,23 +104,35 @@ class FrameEncoder:
             envelope: Envelope = envelope_class(ENVELOPE_VERSION, run_id, seq, status, at, payload, **extra)
             self._encoder.encode_into(envelope, buffer, len(buffer))
         else:
-            run = run_id.encode()
-            buffer += _HEAD % (
-                run,
-                seq,
-                event_line,
-                event_line,
-                ENVELOPE_VERSION,
-                run,
-                seq,
-                status.encode(),
-                at.encode(),
-            )
+            head = self._heads.get((run_id, envelope_class, status))
+            if head is None:
+                head = self._head(run_id, envelope_class, status)
+            number = b"%d" % seq
+            buffer += head[0]
+            buffer += number
+            buffer += head[1]
+            buffer += number
+            buffer += head[2]
+            buffer += at.encode()
+            buffer += b'","data":'
             self._encoder.encode_into(payload, buffer, len(buffer))
             buffer += b"}"
         buffer += b"\n\n"
         return kind, bytes(buffer)
 
+    def _head(self, run_id: str, envelope_class: type[Any], status: str) -> tuple[bytes, bytes, bytes]:
+        if len(self._heads) >= _HEADS_KEPT:
+            self._heads.clear()
+        run, event_line = run_id.encode(), _KIND_OF[envelope_class][1]
+        head = (
+            b"id: %s:" % run,
+            b'\nevent: %s\ndata: {"type":"%s","v":%d,"run_id":"%s","seq":'
+            % (event_line, event_line, ENVELOPE_VERSION, run),
+            b',"status":"%s","at":"' % status.encode(),
+        )
+        self._heads[(run_id, envelope_class, status)] = head
+        return head
 
-_HEAD = b'id: %s:%d\nevent: %s\ndata: {"type":"%s","v":%d,"run_id":"%s","seq":%d,"status":"%s","at":"%s","data":'
-"""A frame up to its payload, the envelope's fields in the order of the ``Struct``."""
+
+_HEADS_KEPT = 1024
+"""Heads kept for the runs streaming now (the pieces around the seq and the time, in the ``Struct``'s field order)."""

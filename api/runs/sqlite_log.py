@@ -343,14 +343,19 @@ class SqliteEventLog:
         sessions: list[tuple[str, str | None]] = []
         events: dict[str, list[StoredEvent]] = {}
         records: list[tuple[str, str, str, bytes, str, str | None]] = []
+        held: list[StoredEvent] = []
+        held_for = None
         for op in batch:
-            if isinstance(op, _SessionRow):
-                sessions.append((op.session_id, op.owner))
-            elif isinstance(op, EncodedRecord):
-                records.append((op.run_id, op.session_id, op.status, op.data, op.changed_at, op.account_id))
-            else:
+            if op.__class__ is tuple:  # an event: nearly every op of a batch
                 run_id, event = op
-                events.setdefault(run_id, []).append(event)
+                if run_id is not held_for:
+                    held, held_for = events.setdefault(run_id, []), run_id
+                held.append(event)
+            elif isinstance(op, _SessionRow):
+                sessions.append((op.session_id, op.owner))
+            else:
+                assert isinstance(op, EncodedRecord)
+                records.append((op.run_id, op.session_id, op.status, op.data, op.changed_at, op.account_id))
         rows = [(run_id, held[-1].seq, held[0].seq, len(held), _encode_events(held)) for run_id, held in events.items()]
         db.execute("BEGIN")
         try:
