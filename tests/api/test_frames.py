@@ -20,4 +20,3 @@ async def test_every_frame_the_service_sends_is_its_envelope_struct_encoded() ->
             assert msgspec.json.encode(envelope) == data
             assert id_line == b"id: %s:%d" % (envelope.run_id.encode(), envelope.seq)
             assert event_line == b"event: " + type(envelope).__struct_config__.tag.encode()
-
