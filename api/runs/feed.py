@@ -12,6 +12,8 @@ import asyncio
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
+from api.runs.timeouts import Timeouts
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -58,15 +60,16 @@ class Follower:
         if followed.committed > max(cursor, self._seen):
             self._seen = followed.committed
             return True
-        # A future and a timer: a silent period (a heartbeat) raises nothing and creates no task
-        loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[bool] = loop.create_future()
+        # A future and a slot of the shared timeouts: a silent period (a heartbeat) raises nothing and creates
+        # no task
+        timeouts = self._feed.timeouts
+        waiter = timeouts.future()
         followed.waiters.append(waiter)
-        timer = loop.call_later(within_s, _resolve, waiter, False)
+        slot = timeouts.add(waiter, within_s)
         try:
             return await waiter
         finally:
-            timer.cancel()
+            timeouts.discard(waiter, slot)
             with suppress(ValueError):  # a wake-up took the whole list already
                 followed.waiters.remove(waiter)
 
@@ -76,6 +79,7 @@ class RunFeed:
         """``on_followers(run_id, count)`` is called when a run gets its first follower here or loses its last."""
         self._followed: dict[str, _Followed] = {}
         self._on_followers = on_followers
+        self.timeouts = Timeouts()
 
     def follow(self, run_id: str) -> Follower:
         """``with feed.follow(run_id) as follower:`` follows the run inside the block."""
@@ -144,9 +148,5 @@ class RunFeed:
     def _wake(followed: _Followed) -> None:
         waiters, followed.waiters = followed.waiters, []
         for waiter in waiters:
-            _resolve(waiter, True)
-
-
-def _resolve(waiter: asyncio.Future[bool], changed: bool) -> None:
-    if not waiter.done():
-        waiter.set_result(changed)
+            if not waiter.done():
+                waiter.set_result(True)
