@@ -13,7 +13,7 @@ from agent.intake import admit, message_text
 from agent.llm.errors import LLMError
 from agent.response import chat_response, pending_approval
 from agent.stores import is_store_failure
-from contracts import ErrorInfo, InteractionLogged, RunStatus
+from contracts import ErrorInfo, InteractionLogged, RunStatus, TokenDelta
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -38,10 +38,17 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
     translator = StreamTranslator()
     try:
         stream_input = await admit(agent.deps, graph_input, resume=resume)
+        answering = False
         async for part in agent.graph.astream(stream_input, config, stream_mode=STREAM_MODES, version="v2"):
             event = translator.translate(part)
             if event is not None:
                 run.emit(event)
+                if not answering and isinstance(event, TokenDelta):
+                    answering = True
+                    # A model's chunks can come in a burst: the first token is committed (one yield, to the log's
+                    # writer) and sent (another, to the streams it woke) before the rest of the burst is read
+                    await asyncio.sleep(0)
+                    await asyncio.sleep(0)
         state = await agent.graph.aget_state(config)
         values = cast("AgentState", state.values)
         if state.interrupts:
