@@ -16,6 +16,7 @@ import math
 __all__ = ("SLOT_S", "Timeouts")
 
 SLOT_S = 0.01
+_SPARE = 64
 
 
 class Timeouts:
@@ -55,6 +56,10 @@ class Timeouts:
         waiters.discard(waiter)
         if not waiters:
             del self._slots[slot]  # its number stays in the heap until it comes up
+            if len(self._due) > 2 * len(self._slots) + _SPARE:
+                # a stream woken by every commit leaves a slot a period ahead each time: with a long period
+                # the heap would keep hours of them
+                self._due = sorted(self._slots)
 
     def _arm(self, slot: int) -> None:
         assert self._loop is not None

@@ -57,3 +57,15 @@ async def test_a_wait_resolved_or_cancelled_early_takes_its_place_away() -> None
     timeouts._fire()
     assert timeouts._timer is None
     assert timeouts._due == []
+
+
+async def test_waits_woken_before_their_time_do_not_pile_up_in_the_heap() -> None:
+    """A stream of a busy run is woken by each commit, each wait a period ahead: nothing of them may stay."""
+    timeouts = Timeouts()
+    for step in range(5_000):
+        waiter = timeouts.future()
+        slot = timeouts.add(waiter, 3600 + step * SLOT_S)
+        waiter.set_result(True)
+        timeouts.discard(waiter, slot)
+    assert timeouts._slots == {}
+    assert len(timeouts._due) <= 64
