@@ -15,6 +15,7 @@ from contracts.agui import (
 )
 from contracts.approvals import ApprovalRequest, PendingApprovals
 from contracts.events import (
+    ENVELOPE_OF,
     ENVELOPE_VERSION,
     TERMINAL_EVENT_TYPES,
     CostUpdated,
@@ -22,6 +23,7 @@ from contracts.events import (
     Envelope,
     ErrorEvent,
     ErrorInfo,
+    EventPayload,
     EventType,
     GraphTopology,
     GraphTopologyEvent,
@@ -61,6 +63,7 @@ from contracts.responses import (
 from contracts.runs import RunError, RunSnapshot, RunStatus
 
 __all__ = (
+    "ENVELOPE_OF",
     "ENVELOPE_VERSION",
     "ID_PATTERN",
     "INTERRUPT_ID_PATTERN",
@@ -83,6 +86,7 @@ __all__ = (
     "Envelope",
     "ErrorEvent",
     "ErrorInfo",
+    "EventPayload",
     "EventType",
     "FieldError",
     "GraphTopology",

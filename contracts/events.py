@@ -1,12 +1,14 @@
 """The SSE event envelope (v1) and the payload of every event type.
 
 Each envelope type is a tagged Struct (tag field ``type``), so ``Envelope`` is a tagged union that
-encodes and decodes in one msgspec pass, and the JSON Schema of every event comes from here.
+encodes and decodes in one msgspec pass, and the JSON Schema of every event comes from here. A new event
+type is written here alone: its payload, its envelope (added to ``Envelope``, ``EventPayload`` and
+``EventType``); ``ENVELOPE_OF`` is derived from the envelopes, and a test holds the three lists together.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_type_hints
 
 import msgspec
 
@@ -15,6 +17,7 @@ from contracts.responses import ChatResponse, PendingApproval
 from contracts.runs import RunSnapshot, RunStatus
 
 __all__ = (
+    "ENVELOPE_OF",
     "ENVELOPE_VERSION",
     "TERMINAL_EVENT_TYPES",
     "CostUpdated",
@@ -22,6 +25,7 @@ __all__ = (
     "Envelope",
     "ErrorEvent",
     "ErrorInfo",
+    "EventPayload",
     "EventType",
     "GraphTopology",
     "GraphTopologyEvent",
@@ -292,3 +296,22 @@ Envelope = (
     | TurnCompletedEvent
     | SnapshotEvent
 )
+
+EventPayload = (
+    GraphTopology
+    | NodeStarted
+    | NodeCompleted
+    | TokenDelta
+    | CostUpdated
+    | Paused
+    | InteractionLogged
+    | ErrorInfo
+    | TurnCompleted
+    | Snapshot
+)
+"""What a run emits: the ``data`` of one envelope type each."""
+
+ENVELOPE_OF: dict[type[Any], type[Any]] = {
+    get_type_hints(envelope)["data"]: envelope for envelope in get_args(Envelope)
+}
+"""The envelope type of each payload type, read from the envelopes' ``data`` fields."""

@@ -6,67 +6,18 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from contracts import (
-    ENVELOPE_VERSION,
-    CostUpdated,
-    CostUpdatedEvent,
-    ErrorEvent,
-    ErrorInfo,
-    GraphTopology,
-    GraphTopologyEvent,
-    InteractionLogged,
-    InteractionLoggedEvent,
-    NodeCompleted,
-    NodeCompletedEvent,
-    NodeStarted,
-    NodeStartedEvent,
-    Paused,
-    PausedEvent,
-    Snapshot,
-    SnapshotEvent,
-    TokenDelta,
-    TokenDeltaEvent,
-    TurnCompleted,
-    TurnCompletedEvent,
-)
+from contracts import ENVELOPE_OF, ENVELOPE_VERSION
 
 if TYPE_CHECKING:
-    from contracts import Envelope, RunStatus
+    from contracts import Envelope, EventPayload, RunStatus
 
-__all__ = ("HEARTBEAT", "EventPayload", "FrameEncoder", "retry_frame")
+__all__ = ("HEARTBEAT", "FrameEncoder", "retry_frame")
 
 HEARTBEAT = b": hb\n\n"
 
-EventPayload = (
-    GraphTopology
-    | NodeStarted
-    | NodeCompleted
-    | TokenDelta
-    | CostUpdated
-    | Paused
-    | InteractionLogged
-    | ErrorInfo
-    | TurnCompleted
-    | Snapshot
-)
-
-_ENVELOPE_OF: dict[type[Any], type[Any]] = {
-    GraphTopology: GraphTopologyEvent,
-    NodeStarted: NodeStartedEvent,
-    NodeCompleted: NodeCompletedEvent,
-    TokenDelta: TokenDeltaEvent,
-    CostUpdated: CostUpdatedEvent,
-    Paused: PausedEvent,
-    InteractionLogged: InteractionLoggedEvent,
-    ErrorInfo: ErrorEvent,
-    TurnCompleted: TurnCompletedEvent,
-    Snapshot: SnapshotEvent,
-}
-
-
 _KIND_OF: dict[type[Any], tuple[str, bytes]] = {
     envelope: (envelope.__struct_config__.tag, envelope.__struct_config__.tag.encode())
-    for envelope in _ENVELOPE_OF.values()
+    for envelope in ENVELOPE_OF.values()
 }
 """Each envelope's ``type``, as text and as the bytes of its ``event:`` line."""
 
@@ -95,7 +46,7 @@ class FrameEncoder:
         self, payload: EventPayload, *, run_id: str, seq: int, status: RunStatus, at: str, **extra: Any
     ) -> tuple[str, bytes]:
         """The event type and the whole frame of ``payload`` as event ``seq`` of ``run_id``."""
-        envelope_class = _ENVELOPE_OF[type(payload)]
+        envelope_class = ENVELOPE_OF[type(payload)]
         kind, event_line = _KIND_OF[envelope_class]
         buffer = self._buffer
         buffer.clear()

@@ -28,8 +28,8 @@ from contracts import (
 if TYPE_CHECKING:
     from agent.clock import Clock
     from api.runs.event_log import EventLog
-    from api.runs.frames import EventPayload, FrameEncoder
-    from contracts import ChatResponse, RunStatus
+    from api.runs.frames import FrameEncoder
+    from contracts import ChatResponse, EventPayload, RunStatus
 
 __all__ = ("Run",)
 

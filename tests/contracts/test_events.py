@@ -1,9 +1,19 @@
 from __future__ import annotations
 
+from typing import get_args
+
 import msgspec
 
 import contracts
-from contracts import Envelope, NodeStarted, NodeStartedEvent, TurnCompletedEvent
+from contracts import (
+    ENVELOPE_OF,
+    Envelope,
+    EventPayload,
+    EventType,
+    NodeStarted,
+    NodeStartedEvent,
+    TurnCompletedEvent,
+)
 
 
 def test_envelope_is_a_tagged_union_on_type() -> None:
@@ -43,3 +53,10 @@ def test_public_names_are_all_exported() -> None:
     }
     assert public <= set(contracts.__all__)
     assert all(hasattr(contracts, name) for name in contracts.__all__)
+
+
+def test_every_event_type_has_one_payload_and_one_envelope() -> None:
+    tags = [envelope.__struct_config__.tag for envelope in get_args(Envelope)]
+    assert sorted(tags) == sorted(get_args(EventType))
+    assert set(get_args(EventPayload)) == set(ENVELOPE_OF)
+    assert len(set(ENVELOPE_OF.values())) == len(tags)
