@@ -24,10 +24,11 @@ PROMPT_EVENTS = frozenset({"token_delta", "paused", *TERMINAL_EVENT_TYPES})
 class CommitWindow:
     """The writer's signal: ``wait()`` returns once what is queued is due."""
 
-    __slots__ = ("_due", "_timer")
+    __slots__ = ("_due", "_gather_s", "_timer")
 
-    def __init__(self) -> None:
+    def __init__(self, gather_s: float = GATHER_S) -> None:
         self._due = asyncio.Event()
+        self._gather_s = gather_s
         self._timer: asyncio.TimerHandle | None = None
 
     def queued(self, event_type: str | None) -> None:
@@ -35,7 +36,7 @@ class CommitWindow:
         if event_type in PROMPT_EVENTS:
             self.now()
         elif self._timer is None and not self._due.is_set():
-            self._timer = asyncio.get_running_loop().call_later(GATHER_S, self.now)
+            self._timer = asyncio.get_running_loop().call_later(self._gather_s, self.now)
 
     def now(self) -> None:
         """Commit what is queued as soon as the writer runs (an event is waited on, or a flush)."""

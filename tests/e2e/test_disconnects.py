@@ -24,20 +24,26 @@ SSE = {"Accept": "text/event-stream"}
 PASSWORD = {"message": "How do I reset my password?"}
 
 
+_HANG_S = 60
+
+
 def slow(settings: Settings, *, grace_s: float, token_delay_ms: float = 200) -> Settings:
     stub = msgspec.structs.replace(settings.agent.stub, token_delay_ms=token_delay_ms)
     agent = msgspec.structs.replace(settings.agent, stub=stub)
     return msgspec.structs.replace(settings, agent=agent, disconnect_grace_s=grace_s)
 
 
-async def snapshot_when_settled(client: httpx.AsyncClient, run_id: str, *, within_s: float) -> dict[str, Any]:
-    """Poll the run's snapshot (not a subscriber, so it does not keep the run alive) until it stops running."""
-    deadline = time.monotonic() + within_s
+async def snapshot_when_settled(client: httpx.AsyncClient, run_id: str) -> dict[str, Any]:
+    """Poll the run's snapshot (not a subscriber, so it does not keep the run alive) until it stops running.
+
+    The deadline only turns a hang into a failure; how soon the run stopped is shown by what it did meanwhile
+    (the tokens it streamed), never by the clock."""
+    deadline = time.monotonic() + _HANG_S
     while True:
         snapshot: dict[str, Any] = (await client.get(f"/runs/{run_id}")).json()
         if snapshot["status"] != "running":
             return snapshot
-        assert time.monotonic() < deadline, f"run {run_id} still running after {within_s}s"
+        assert time.monotonic() < deadline, f"run {run_id} still running after {_HANG_S}s"
         await asyncio.sleep(0.02)
 
 
@@ -51,7 +57,7 @@ async def test_with_grace_0_a_disconnect_aborts_the_running_node_at_once(
                 if frame.event == "token_delta":
                     run_id = frame.data["run_id"]
                     break
-        snapshot = await snapshot_when_settled(client, run_id, within_s=1.0)
+        snapshot = await snapshot_when_settled(client, run_id)
         async with client.stream("GET", f"/runs/{run_id}/events") as response:
             log = [f async for f in frames(response) if f.event]
 
@@ -60,6 +66,7 @@ async def test_with_grace_0_a_disconnect_aborts_the_running_node_at_once(
     assert snapshot["error"]["node"] == "generate_answer"
     assert log[-1].event == "error"
     assert log[-1].data["seq"] == snapshot["last_seq"]
+    # a token every 200 ms and a grace of 0: the model stream stopped with the node, not at its own end
     assert sum(f.event == "token_delta" for f in log) < 10, "the model stream stopped with the node"
 
 
@@ -95,7 +102,7 @@ async def test_a_json_client_that_leaves_aborts_its_run_too(
         while (await client.get(f"/runs/{run_id}")).status_code == 404:
             await asyncio.sleep(0.01)
         request.cancel()
-        snapshot = await snapshot_when_settled(client, run_id, within_s=2.0)
+        snapshot = await snapshot_when_settled(client, run_id)
 
     assert snapshot["status"] == "cancelled"
     assert snapshot["error"]["code"] == "client_disconnected"
@@ -119,7 +126,7 @@ async def test_a_stream_blocked_in_send_does_not_outlive_its_client(
     run_id = "r_0001"
 
     async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
-        snapshot = await snapshot_when_settled(client, run_id, within_s=5.0)
+        snapshot = await snapshot_when_settled(client, run_id)
     assert snapshot["status"] == "cancelled"
     assert snapshot["error"]["code"] == "client_disconnected"
     del reader
