@@ -13,6 +13,7 @@ import msgspec
 
 if TYPE_CHECKING:
     from agent.actions.ledger import Ledger
+    from agent.state import PrincipalState
 
 __all__ = (
     "Action",
@@ -30,8 +31,8 @@ _ACCOUNT_ID = re.compile(r"^ACC-\d{4}$")
 
 
 NotPossibleReason = Literal["unknown_record", "missing_argument", "unknown_action", "already_done", "wrong_account"]
-"""``answer.reason`` of an ``action_not_possible`` answer. ``wrong_account``: the record exists but belongs to
-another account than the caller's, once actions know who is asking."""
+"""``answer.reason`` of an ``action_not_possible`` answer. ``wrong_account``: the record is not one of the
+asker's account, which includes every record for a signed-in asker bound to no account."""
 
 
 class NotPossible(msgspec.Struct, frozen=True, kw_only=True):
@@ -51,6 +52,22 @@ def unknown_action(name: str | None) -> NotPossible:
     )
 
 
+def _unbound(asker: PrincipalState, act: str, unknown: str) -> NotPossible | None:
+    """Why a signed-in asker whose sign-in names no account may act on no record, or None.
+
+    Which records are theirs cannot be checked, so no record is theirs: nothing is asked for (an id would
+    change nothing) and nothing proposed. With identity off (``subject`` None) the one user of the service
+    acts on any record.
+    """
+    if asker["subject"] is None or asker["account_id"] is not None:
+        return None
+    return NotPossible(
+        reason="wrong_account",
+        text=f"Your sign-in is linked to no account, so I can't {act} for you: I can't tell {unknown}. Whoever "
+        "manages your access can link your sign-in to your account; then ask again.",
+    )
+
+
 class ActionResult(msgspec.Struct, frozen=True, kw_only=True):
     outcome: str
     """`done`, `already_done` or `failed`."""
@@ -66,13 +83,12 @@ class Action(Protocol):
     record_id: re.Pattern[str]
     """How such an id looks; a model may only name a record the user named."""
 
-    def bind(self, arguments: dict[str, Any], account_id: str | None) -> dict[str, Any]:
-        """The arguments with what "my account" means filled in: ``account_id`` is the asker's account, None
-        when the service does not know it."""
+    def bind(self, arguments: dict[str, Any], asker: PrincipalState) -> dict[str, Any]:
+        """The arguments with what "my account" means filled in from the asker's account, when it has one."""
         ...
 
-    async def check(self, arguments: dict[str, Any], account_id: str | None) -> NotPossible | None:
-        """Why the action cannot be proposed with these arguments for the asker of ``account_id``, or None."""
+    async def check(self, arguments: dict[str, Any], asker: PrincipalState) -> NotPossible | None:
+        """Why the action cannot be proposed with these arguments for ``asker``, or None."""
         ...
 
     async def summarize(self, arguments: dict[str, Any]) -> str:
@@ -91,10 +107,12 @@ class IssueRefund:
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
 
-    def bind(self, arguments: dict[str, Any], account_id: str | None) -> dict[str, Any]:
+    def bind(self, arguments: dict[str, Any], asker: PrincipalState) -> dict[str, Any]:
         return arguments  # an invoice is named by its number, never by "my"
 
-    async def check(self, arguments: dict[str, Any], account_id: str | None) -> NotPossible | None:
+    async def check(self, arguments: dict[str, Any], asker: PrincipalState) -> NotPossible | None:
+        if (unbound := _unbound(asker, "refund an invoice", "which invoices are yours")) is not None:
+            return unbound
         invoice_id = arguments.get("invoice_id")
         if not isinstance(invoice_id, str) or not _INVOICE_ID.match(invoice_id):
             return NotPossible(
@@ -109,7 +127,7 @@ class IssueRefund:
                 text=f"There is no invoice {invoice_id}, so there is nothing to refund. Check the number in "
                 "Settings > Billing > Invoices (invoice numbers look like INV-1001) and ask again.",
             )
-        if account_id is not None and invoice.account_id != account_id:
+        if asker["subject"] is not None and invoice.account_id != asker["account_id"]:
             return NotPossible(
                 reason="wrong_account",
                 text=f"Invoice {invoice_id} is not one of your account's invoices, so I can't refund it. "
@@ -144,12 +162,14 @@ class DeleteAccount:
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
 
-    def bind(self, arguments: dict[str, Any], account_id: str | None) -> dict[str, Any]:
-        if account_id is not None and not arguments.get("account_id"):
-            return {**arguments, "account_id": account_id}  # "delete my account"
+    def bind(self, arguments: dict[str, Any], asker: PrincipalState) -> dict[str, Any]:
+        if asker["account_id"] is not None and not arguments.get("account_id"):
+            return {**arguments, "account_id": asker["account_id"]}  # "delete my account"
         return arguments
 
-    async def check(self, arguments: dict[str, Any], asker: str | None) -> NotPossible | None:
+    async def check(self, arguments: dict[str, Any], asker: PrincipalState) -> NotPossible | None:
+        if (unbound := _unbound(asker, "delete an account", "which account is yours")) is not None:
+            return unbound
         account_id = arguments.get("account_id")
         if not isinstance(account_id, str) or not _ACCOUNT_ID.match(account_id):
             return NotPossible(
@@ -164,10 +184,11 @@ class DeleteAccount:
                 text=f"There is no account {account_id}, so there is nothing to delete. Check the id in "
                 "Settings > Account (account ids look like ACC-2001) and ask again.",
             )
-        if asker is not None and account_id != asker:
+        own = asker["account_id"]
+        if asker["subject"] is not None and account_id != own:
             return NotPossible(
                 reason="wrong_account",
-                text=f"You can only delete your own account, {asker}; {account_id} is not yours, so I can't "
+                text=f"You can only delete your own account, {own}; {account_id} is not yours, so I can't "
                 "delete it. Its owner can ask for that themselves.",
             )
         if account.deleted_at is not None:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from agent.actions import NotPossible
     from agent.deps import AgentDeps
     from agent.llm.types import ToolCall
-    from agent.state import AgentState, ProposalState
+    from agent.state import AgentState, PrincipalState, ProposalState
 
 __all__ = ("MAX_ANSWER_TOKENS", "generate_answer")
 
@@ -37,10 +37,10 @@ MAX_ANSWER_TOKENS = 400
 class _Draft:
     """Decides, once the whole answer is in, what it means: an answer, or an action to approve."""
 
-    def __init__(self, deps: AgentDeps, account_id: str | None) -> None:
+    def __init__(self, deps: AgentDeps, asker: PrincipalState) -> None:
         self._deps = deps
-        self._account_id = account_id
-        """The asker's account: what "my account" means; None when the service does not know it."""
+        self._asker = asker
+        """Who asks: what "my account" means, and which records they may act on."""
         self.parsed = ParsedAnswer(kind="answer", text="")
         self.proposal: ProposalState | None = None
         self.not_possible: NotPossible | None = None
@@ -64,8 +64,8 @@ class _Draft:
         if action is None or registered is None:
             self.not_possible = unknown_action(action.name if action else None)
             return
-        arguments = registered.bind(action.arguments, self._account_id)
-        self.not_possible = await registered.check(arguments, self._account_id)
+        arguments = registered.bind(action.arguments, self._asker)
+        self.not_possible = await registered.check(arguments, self._asker)
         if self.not_possible is None:
             self.proposal = {
                 "approval_id": self._deps.ids.new("apv"),
@@ -78,12 +78,12 @@ class _Draft:
 async def generate_answer(state: AgentState, deps: AgentDeps) -> NodeResult:
     passages = [Passage(**p) for p in state.get("passages", [])]
     message = message_text(state)
-    principal = state.get("principal")
-    account_id = principal["account_id"] if principal else None
-    messages = build_messages(message, passages, prompt_history(state.get("history", [])), account_id=account_id)
+    asker: PrincipalState = state.get("principal") or {"subject": None, "account_id": None}
+    history = prompt_history(state.get("history", []))
+    messages = build_messages(message, passages, history, account_id=asker["account_id"])
     structured, tools = answer_format([p.doc_id for p in passages], deps.actions.actions, message)
     params = LLMParams(max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, structured=structured, tools=tools)
-    draft = _Draft(deps, account_id)
+    draft = _Draft(deps, asker)
     with deps.tracer.start_as_current_span("llm.generate") as span:
         span.set_attribute("llm.model", deps.llm.model)
         reply = await call_model(deps, messages, params, get_stream_writer(), draft.finish)

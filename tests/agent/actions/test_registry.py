@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
+    from agent.state import PrincipalState
+
 
 @pytest.fixture
 def registry(tmp_path: Path) -> Iterator[ActionRegistry]:
@@ -20,12 +22,20 @@ def registry(tmp_path: Path) -> Iterator[ActionRegistry]:
     ledger.close()
 
 
+ANYONE: PrincipalState = {"subject": None, "account_id": None}
+"""The one user of a service with identity off."""
+
+
+def signed_in(account_id: str | None) -> PrincipalState:
+    return {"subject": "alice", "account_id": account_id}
+
+
 async def check(
-    registry: ActionRegistry, action: str, arguments: dict[str, Any], account_id: str | None = None
+    registry: ActionRegistry, action: str, arguments: dict[str, Any], asker: PrincipalState = ANYONE
 ) -> NotPossible | None:
     registered = registry.get(action)
     assert registered is not None
-    return await registered.check(registered.bind(arguments, account_id), account_id)
+    return await registered.check(registered.bind(arguments, asker), asker)
 
 
 @pytest.mark.parametrize(
@@ -73,7 +83,7 @@ async def test_an_account_already_deleted_is_already_done(registry: ActionRegist
 async def test_a_record_of_another_account_is_not_the_askers_to_act_on(
     registry: ActionRegistry, action: str, arguments: dict[str, Any]
 ) -> None:
-    problem = await check(registry, action, arguments, account_id="ACC-2001")
+    problem = await check(registry, action, arguments, signed_in("ACC-2001"))
 
     assert problem is not None
     assert problem.reason == "wrong_account"
@@ -82,13 +92,36 @@ async def test_a_record_of_another_account_is_not_the_askers_to_act_on(
 
 
 async def test_the_askers_own_records_can_be_proposed(registry: ActionRegistry) -> None:
-    assert await check(registry, "issue_refund", {"invoice_id": "INV-1002"}, account_id="ACC-2001") is None
-    assert await check(registry, "delete_account", {"account_id": "ACC-2001"}, account_id="ACC-2001") is None
+    assert await check(registry, "issue_refund", {"invoice_id": "INV-1002"}, signed_in("ACC-2001")) is None
+    assert await check(registry, "delete_account", {"account_id": "ACC-2001"}, signed_in("ACC-2001")) is None
+
+
+@pytest.mark.parametrize(
+    ("action", "arguments"),
+    [
+        ("issue_refund", {"invoice_id": "INV-1001"}),
+        ("issue_refund", {}),
+        ("issue_refund", {"invoice_id": "INV-9999"}),
+        ("delete_account", {"account_id": "ACC-2001"}),
+        ("delete_account", {}),
+        ("delete_account", {"account_id": "ACC-9999"}),
+    ],
+)
+async def test_a_signed_in_asker_bound_to_no_account_may_act_on_no_record(
+    registry: ActionRegistry, action: str, arguments: dict[str, Any]
+) -> None:
+    problem = await check(registry, action, arguments, signed_in(None))
+
+    assert problem is not None
+    assert problem.reason == "wrong_account"
+    assert problem.text.startswith("Your sign-in is linked to no account")
+    assert "?" not in problem.text, "it asks for nothing: no id would make the action possible"
+    assert "approve" not in problem.text
 
 
 def test_my_account_is_the_askers_account(registry: ActionRegistry) -> None:
     delete = registry.get("delete_account")
     assert delete is not None
-    assert delete.bind({}, "ACC-2003") == {"account_id": "ACC-2003"}
-    assert delete.bind({"account_id": "ACC-2002"}, "ACC-2003") == {"account_id": "ACC-2002"}, "named, not mine"
-    assert delete.bind({}, None) == {}, "unknown asker: the registry asks which account"
+    assert delete.bind({}, signed_in("ACC-2003")) == {"account_id": "ACC-2003"}
+    assert delete.bind({"account_id": "ACC-2002"}, signed_in("ACC-2003")) == {"account_id": "ACC-2002"}, "named"
+    assert delete.bind({}, ANYONE) == {}, "identity off: the registry asks which account"

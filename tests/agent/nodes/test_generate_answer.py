@@ -99,7 +99,7 @@ async def turn(
         "Please refund invoice INV-1003.",
         run_id="r_1",
         session_id="s_1",
-        principal={"subject": "alice", "account_id": account_id},
+        principal={"subject": "alice" if account_id else None, "account_id": account_id},
     )
     async for mode, part in graph.astream(start, stream_mode=["custom", "values"]):
         if mode == "custom" and isinstance(part, TokenDelta):
