@@ -6,6 +6,9 @@ so what a held stream costs is what ten thousand of them cost: here the request'
 one small task waits for the client to leave and cancels it, and nothing keeps the last chunk sent (a replay
 can be the run's whole history) alive while the next one is awaited. Nor does it keep what Litestar parsed
 of the request (its headers decoded, the body, the query) or the response headers once they are sent.
+
+With identity on, a stream is held (``api.auth.streams``) under the principal of its request, and ends,
+its body closed cleanly without a terminal event, once that principal's token no longer stands.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from litestar.response import Stream
 from litestar.response.streaming import ASGIStreamingResponse
 from litestar.types import Empty
 from litestar.utils.scope.state import ScopeState
+
+from api.auth.streams import hold_stream
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -74,16 +79,23 @@ class _ASGIEventStream(ASGIStreamingResponse):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         _forget_parsed_request(scope)
-        await super().__call__(scope, receive, send)
+        await self.start_response(send)
+        if self.is_head_response:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        else:
+            await self._send_events(scope, send, receive)
+        await self.after_response()
 
     async def start_response(self, send: Send) -> None:
         await super().start_response(send)
         self.headers.headers.clear()
 
-    async def send_body(self, send: Send, receive: Receive) -> None:
+    async def _send_events(self, scope: Scope, send: Send, receive: Receive) -> None:
+        """The body, until the iterator ends, the client leaves, or (identity on) the token it was opened with
+        no longer stands: then the body ends cleanly, without a terminal event, and the run goes on."""
         sending = asyncio.current_task()
         assert sending is not None
-        ended = False
+        ended = revoked = False
 
         def client_left(listener: asyncio.Future[None]) -> None:
             if not (ended or listener.cancelled()):
@@ -91,22 +103,31 @@ class _ASGIEventStream(ASGIStreamingResponse):
 
         listener = asyncio.ensure_future(_until_disconnect(receive))
         listener.add_done_callback(client_left)
+        held = hold_stream(scope)
         try:
             async for chunk in self.iterator:
                 body = chunk if isinstance(chunk, bytes) else chunk.encode(self.encoding)
                 del chunk
                 await send({"type": "http.response.body", "body": body, "more_body": True})
                 del body
+            if held is not None:
+                held.release()
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except asyncio.CancelledError:
-            if not listener.done() or listener.cancelled():
+            if held is not None and held.ended:
+                revoked = True
+            elif not listener.done() or listener.cancelled():
                 raise
-            sending.uncancel()  # the client left: that ends this stream, not the server's task
+            sending.uncancel()  # the client left, or the token was revoked: that ends this stream, not the task
         finally:
             ended = True
+            if held is not None:
+                held.release()
             listener.cancel()
             if isinstance(self.iterator, AsyncGenerator):
                 await self.iterator.aclose()  # its cleanup (the follower, the stream slot) runs now, not at GC
+        if revoked:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def _forget_parsed_request(scope: Scope) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -13,6 +15,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 __all__ = ("AuthConfig",)
+
+_MIN_SECRET_BYTES = 32
+"""The length of HS256's hash: RFC 7518 (3.2) asks for a key at least this long."""
 
 
 class AuthConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -39,12 +44,34 @@ class AuthConfig(msgspec.Struct, frozen=True, kw_only=True):
     def enabled(self) -> bool:
         return any((self.tokens_file, self.jwt_secret, self.jwks_url))
 
+    def check_signed_tokens(self) -> None:
+        """Refuse JWT settings that would accept tokens they should not, with one line (``ConfigError``).
+
+        Without an audience or an issuer to check, any token of the identity provider is taken, those it
+        minted for other applications (and their roles) included; an HS256 secret shorter than the hash is
+        within reach of a guess; keys fetched over plain http can be swapped on the way (loopback, where
+        nothing is on the way, is allowed for tests).
+        """
+        if self.jwt_audience is None and self.jwt_issuer is None:
+            given = "HARNESS_JWT_SECRET" if self.jwt_secret else "HARNESS_JWT_JWKS_URL"
+            raise ConfigError(
+                f"{given} is set but neither HARNESS_JWT_AUDIENCE nor HARNESS_JWT_ISSUER: set at least one, so "
+                "that tokens minted for other applications are refused"
+            )
+        if self.jwt_secret is not None and len(self.jwt_secret.encode()) < _MIN_SECRET_BYTES:
+            raise ConfigError(
+                f"HARNESS_JWT_SECRET must be at least {_MIN_SECRET_BYTES} bytes long, got "
+                f"{len(self.jwt_secret.encode())}: `openssl rand -base64 32` makes one"
+            )
+        if self.jwks_url is not None and not _fetched_safely(self.jwks_url):
+            raise ConfigError(
+                f"HARNESS_JWT_JWKS_URL must be an https URL (http only on loopback), got {self.jwks_url!r}"
+            )
+
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> AuthConfig:
         tokens_file = _optional(env, "HARNESS_AUTH_TOKENS_FILE")
         jwks_url = _optional(env, "HARNESS_JWT_JWKS_URL")
-        if jwks_url is not None and not jwks_url.startswith(("https://", "http://")):
-            raise ConfigError(f"HARNESS_JWT_JWKS_URL must be an http(s) URL, got {jwks_url!r}")
         streams = _optional(env, "HARNESS_STREAMS_PER_SUBJECT")
         try:
             streams_per_subject = 20 if streams is None else int(streams)
@@ -62,6 +89,21 @@ class AuthConfig(msgspec.Struct, frozen=True, kw_only=True):
             legacy_subject=_optional(env, "HARNESS_AUTH_LEGACY_SUBJECT"),
             streams_per_subject=streams_per_subject,
         )
+
+
+def _fetched_safely(url: str) -> bool:
+    """Whether keys fetched from ``url`` reach this service as published: https, or http on loopback."""
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return True
+    if parts.scheme != "http" or not parts.hostname:
+        return False
+    if parts.hostname == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(parts.hostname).is_loopback
+    except ValueError:
+        return False
 
 
 def _optional(env: Mapping[str, str], name: str) -> str | None:

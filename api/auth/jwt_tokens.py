@@ -1,41 +1,41 @@
 """Signed tokens (OIDC-style JWTs): HS256 with a shared secret, RS256/ES256 with keys from a JWKS URL.
 
-PyJWT does the cryptography and the claim checks. Keys from the JWKS URL are cached and fetched again
-when a token names a key id the cache does not hold (key rotation), at most every 30 seconds after the
-last fetch (PyJWT's cooldown), so that tokens with made-up key ids cannot turn this service into a load
-on the identity provider; a newly published key is therefore accepted within 30 seconds.
+PyJWT does the cryptography and the claim checks; ``JwksKeys`` fetches and caches the published keys. A
+token must name its subject (``sub``) and expire (``exp``), and carry the audience and the issuer that are
+configured; the service refuses to start unless at least one of the two is, so that a token the same
+identity provider minted for another application is never taken for one of this service's. Whatever is
+wrong with a token, its shape, its claims or its key, the answer is a ``401``; only a provider whose keys
+cannot be fetched is a ``503``.
 """
 
 from __future__ import annotations
 
-import asyncio
+import math
 from typing import TYPE_CHECKING, Any
 
 import jwt
 
+from api.auth.jwks import JwksKeys
 from api.auth.principal import Principal
-from api.exceptions import ServiceUnavailable, TokenRejected
+from api.auth.tokens_file import digest
+from api.exceptions import TokenRejected
 
 if TYPE_CHECKING:
     from api.auth.config import AuthConfig
 
-__all__ = ("JwtVerifier",)
+__all__ = ("LEEWAY_S", "JwtVerifier")
 
-_LEEWAY_S = 10
-"""Clock skew tolerated on ``exp``/``nbf``/``iat`` between the issuer and this service."""
-_REFRESH_EVERY_S = 30
-"""How soon after a fetch of the key set an unknown key id may make the service fetch it again."""
-_FETCH_TIMEOUT_S = 5
+LEEWAY_S = 5
+"""Clock skew tolerated on ``exp``/``nbf``/``iat`` between the issuer and this service; a stream of a token
+ends when its ``exp`` is this far behind (so a reconnect gets the ``401`` the stream's end announced)."""
 
 
 class JwtVerifier:
     def __init__(self, config: AuthConfig) -> None:
+        """Refuses (``ConfigError``) settings that would accept tokens they should not."""
+        config.check_signed_tokens()
         self._secret = config.jwt_secret
-        self._jwks = (
-            jwt.PyJWKClient(config.jwks_url, lifespan=300, timeout=_FETCH_TIMEOUT_S, cooldown_duration=_REFRESH_EVERY_S)
-            if config.jwks_url
-            else None
-        )
+        self._jwks = JwksKeys(config.jwks_url) if config.jwks_url else None
         self._issuer = config.jwt_issuer
         self._audience = config.jwt_audience
 
@@ -43,13 +43,13 @@ class JwtVerifier:
         """The token's subject, or ``TokenRejected`` with the reason."""
         try:
             header = jwt.get_unverified_header(token)
-        except jwt.DecodeError:
+        except jwt.PyJWTError:
             raise TokenRejected("token_malformed", "The bearer token is not a JWT.") from None
         algorithm = header.get("alg")
         if algorithm == "HS256" and self._secret is not None:
             key: Any = self._secret
         elif algorithm in ("RS256", "ES256") and self._jwks is not None:
-            key = await self._signing_key(token)
+            key = await self._jwks.key(header.get("kid"), algorithm)
         else:
             raise TokenRejected("token_signature_invalid", "The bearer token's signing algorithm is not accepted here.")
         try:
@@ -59,22 +59,14 @@ class JwtVerifier:
                 algorithms=[algorithm],
                 audience=self._audience,
                 issuer=self._issuer,
-                leeway=_LEEWAY_S,
-                options={"require": ["sub"], "verify_aud": self._audience is not None},
+                leeway=LEEWAY_S,
+                options={"require": ["sub", "exp"], "verify_aud": self._audience is not None},
             )
         except jwt.PyJWTError as exc:
             raise _rejection(exc) from None
-        return _principal(claims)
-
-    async def _signing_key(self, token: str) -> Any:
-        assert self._jwks is not None
-        try:
-            signing_key = await asyncio.to_thread(self._jwks.get_signing_key_from_jwt, token)
-        except jwt.PyJWKClientConnectionError:
-            raise ServiceUnavailable("The identity provider's keys cannot be fetched; try again shortly.") from None
-        except (jwt.PyJWKClientError, jwt.DecodeError):
-            raise TokenRejected("token_signature_invalid", "No published key matches the token's key id.") from None
-        return signing_key.key
+        except (TypeError, ValueError):  # a key PyJWT cannot use for this algorithm
+            raise TokenRejected("token_signature_invalid", "The bearer token cannot be checked with its key.") from None
+        return _principal(claims, token)
 
 
 def _rejection(exc: jwt.PyJWTError) -> TokenRejected:
@@ -88,7 +80,9 @@ def _rejection(exc: jwt.PyJWTError) -> TokenRejected:
         return TokenRejected("token_issuer_invalid", "The bearer token's issuer is not one this service trusts.")
     if _missing(exc, "sub"):
         return TokenRejected("token_subject_missing", "The bearer token names no subject (`sub`).")
-    if isinstance(exc, jwt.InvalidSignatureError | jwt.InvalidAlgorithmError):
+    if _missing(exc, "exp"):
+        return TokenRejected("token_malformed", "The bearer token never expires (no `exp`); it is not accepted.")
+    if isinstance(exc, jwt.InvalidSignatureError | jwt.InvalidAlgorithmError | jwt.InvalidKeyError):
         return TokenRejected("token_signature_invalid", "The bearer token's signature does not verify.")
     return TokenRejected("token_malformed", "The bearer token cannot be read.")
 
@@ -97,7 +91,7 @@ def _missing(exc: jwt.PyJWTError, claim: str) -> bool:
     return isinstance(exc, jwt.MissingRequiredClaimError) and exc.claim == claim
 
 
-def _principal(claims: dict[str, Any]) -> Principal:
+def _principal(claims: dict[str, Any], token: str) -> Principal:
     subject, roles, account_id = claims["sub"], claims.get("roles", []), claims.get("account_id")
     if not isinstance(subject, str) or not subject:
         raise TokenRejected("token_subject_missing", "The bearer token's subject (`sub`) is empty.")
@@ -105,4 +99,18 @@ def _principal(claims: dict[str, Any]) -> Principal:
         raise TokenRejected("token_malformed", "The bearer token's `roles` claim is not a list of strings.")
     if account_id is not None and not isinstance(account_id, str):
         raise TokenRejected("token_malformed", "The bearer token's `account_id` claim is not a string.")
-    return Principal(subject=subject, roles=frozenset(roles), account_id=account_id)
+    return Principal(
+        subject=subject,
+        roles=frozenset(roles),
+        account_id=account_id,
+        credential=digest(token),
+        expires_at=_seconds(claims["exp"]),
+    )
+
+
+def _seconds(exp: object) -> float:
+    """``exp`` as a float (PyJWT has checked that it reads as an integer); one too far to write is never."""
+    try:
+        return float(exp if isinstance(exp, int | float) else int(str(exp)))
+    except OverflowError:
+        return math.inf

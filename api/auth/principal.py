@@ -13,6 +13,11 @@ class Principal(msgspec.Struct, frozen=True, kw_only=True):
     roles: frozenset[str] = frozenset()
     account_id: str | None = None
     """The account "my account" and "my invoice" mean for this subject."""
+    credential: str | None = None
+    """The SHA-256 (hex) of the bearer token this principal was read from: what ties an open stream to its
+    token when the token is revoked. Never the token itself."""
+    expires_at: float | None = None
+    """When the token stops being valid (a JWT's ``exp``, Unix seconds); None: when it is revoked."""
 
     @property
     def anonymous(self) -> bool:

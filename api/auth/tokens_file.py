@@ -68,9 +68,16 @@ class TokensFile:
             if key in principals:
                 raise ConfigError(f"{where}: entry {number} repeats a token")
             principals[key] = Principal(
-                subject=entry.subject, roles=frozenset(entry.roles), account_id=entry.account_id
+                subject=entry.subject, roles=frozenset(entry.roles), account_id=entry.account_id, credential=key
             )
         return cls(principals, [entry.token for entry in parsed.tokens if entry.token is not None])
 
+    def __len__(self) -> int:
+        return len(self._by_digest)
+
     def principal(self, token: str) -> Principal | None:
         return self._by_digest.get(digest(token))
+
+    def holds(self, principal: Principal) -> bool:
+        """Whether this file still names ``principal``'s token, for the same subject, roles and account."""
+        return principal.credential is not None and self._by_digest.get(principal.credential) == principal

@@ -28,7 +28,7 @@ def generate_docs() -> dict[str, bytes]:
     samples = asyncio.run(sample_frames())
     with tempfile.TemporaryDirectory() as tmp:
         # the committed document describes the whole contract, identity included: generated with it on
-        identity = AuthConfig(jwt_secret="the committed document is generated with identity on")
+        identity = AuthConfig(jwt_secret="the committed document is generated with identity on", jwt_audience="docs")
         app = create_app(Settings(auth=identity, agent=AgentConfig(data_dir=Path(tmp))))
         openapi = openapi_document(app)
     files = {

@@ -39,7 +39,7 @@ def test_openapi_document_is_valid_and_served_as_committed(client: AsyncTestClie
 
 
 async def test_the_app_serves_the_committed_openapi_document_with_identity_on(settings: Settings) -> None:
-    identity = msgspec.structs.replace(settings, auth=AuthConfig(jwt_secret="any secret"))
+    identity = msgspec.structs.replace(settings, auth=AuthConfig(jwt_secret="s" * 32, jwt_audience="harness"))
     async with AsyncTestClient(create_app(identity)) as client:
         served = (await client.get("/schema/openapi.json")).json()
     assert served == json.loads((DOCS / "openapi.json").read_text())

@@ -191,8 +191,9 @@ async def test_my_account_is_the_subjects_account(service: LiveServer) -> None:
         "wrong_account",
     )
     assert others_invoice["pending_approval"] is None
-    assert (no_account["answer"]["kind"], no_account["answer"]["reason"]) == ("action_not_possible", "missing_argument")
-    assert "Which account" in no_account["answer"]["text"]
+    assert (no_account["answer"]["kind"], no_account["answer"]["reason"]) == ("action_not_possible", "wrong_account")
+    assert no_account["answer"]["text"].startswith("Your sign-in is linked to no account")
+    assert no_account["pending_approval"] is None
 
 
 async def test_turns_are_rate_limited_per_subject(
