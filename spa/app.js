@@ -2,7 +2,7 @@
 // Everything that decides lives in the other modules; this one holds the page's few mutable
 // things (the session, the current turn, the connection) and redraws from the run state.
 
-import { explainProblem } from './access.js';
+import { explainEndedSignIn, explainProblem } from './access.js';
 import { createApi, readJson } from './api.js';
 import { createCredentials, tokenFrom, withBearer } from './auth.js';
 import { formatMs } from './format.js';
@@ -36,6 +36,7 @@ const authorizedFetch = withBearer(globalThis.fetch.bind(globalThis), () => cred
 const api = createApi({ fetch: authorizedFetch });
 const $ = (selector) => doc.querySelector(selector);
 const STORE = { session: 'harness.session', active: 'harness.active', topology: 'harness.topology' };
+const RUN_EVENTS = /^\/runs\/[^/]+\/events(?:[?#]|$)/;
 
 const els = {
   form: $('[data-region=composer]'),
@@ -175,7 +176,7 @@ function settleStream(result, options) {
         // the run goes on; watching it needs a sign-in first, then it is picked up where it was
         page.run = streamEnded(page.run);
         page.lost = { runId: page.run.runId, lastEventId: '', options };
-        setConnection('lost');
+        setConnection('lost', { signedOut: true });
         break;
       }
       refuseTurn(result.status, result.body);
@@ -539,7 +540,8 @@ const CONNECTION_WORDS = {
   reconnecting: (_, d) =>
     `Connection lost: reconnecting (attempt ${d.attempt} of ${d.maxAttempts}, in ${formatMs(d.delayMs)})`,
   closed: () => 'Stream closed after the run ended',
-  lost: () => 'Disconnected: could not reconnect',
+  lost: (_, d) =>
+    d.signedOut ? 'Signed out: sign in again to keep watching this run' : 'Disconnected: could not reconnect',
   json: () => 'Live updates unavailable: answered as JSON',
   'json-pending': () => 'Waiting for the JSON answer (live updates off)',
   offline: () => 'The server could not be reached',
@@ -576,13 +578,20 @@ async function openDocument(docId, opener) {
 
 // --- identity: signing in and out, the approvals inbox ---
 
-/** Any 401, whichever request got it: the token sent, if any, is no good; ask for one in the refusal's words. */
-async function askToSignIn(response, tokenSent) {
+/**
+ * Any 401, whichever request got it: the token sent, if any, is no good; ask for one in the refusal's words.
+ * A token that worked before (`ended`) was revoked or expired: the sign-in ended, and if that cut the stream
+ * of a run (a reconnect to its events), the run goes on without this page.
+ */
+async function askToSignIn(response, tokenSent, { url = '', ended = false } = {}) {
   const problem = await readJson(response);
   if (tokenSent !== null && tokenSent === credentials.token) credentials.signOut();
   if (credentials.token !== null) return; // signed in again while that answer was on its way
   const focused = page.signIn !== null;
-  page.signIn = { message: explainProblem(401, problem).detail, checking: false };
+  const message = ended
+    ? explainEndedSignIn(problem, { watching: RUN_EVENTS.test(url) })
+    : explainProblem(401, problem).detail;
+  page.signIn = { message, checking: false };
   renderIdentity();
   if (!focused) els.token.focus();
 }

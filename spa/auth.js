@@ -38,15 +38,19 @@ export function tokenFrom(input) {
 /**
  * A fetch that adds the token, read at each call (a sign-in between two reconnects counts), to requests
  * whose `headers` are a plain object, as every request of this app's modules is. Each 401 it sees goes
- * to `onRefused(response, token)` as well, with a copy of the response (the caller still reads its own)
- * and the token it was sent with (null: none), so one place asks for a sign-in, whoever called.
+ * to `onRefused(response, token, {url, ended})` as well, with a copy of the response (the caller still
+ * reads its own), the token it was sent with (null: none), the URL refused, and whether that token had
+ * been taken before (`ended`: a sign-in that worked has ended, the token revoked or expired, rather than
+ * a token that never worked), so one place asks for a sign-in, whoever called.
  */
 export function withBearer(fetch, readToken, onRefused = () => {}) {
+  let taken = null;
   return async (url, init = {}) => {
     const token = readToken() || null;
     const sent = token === null ? init : { ...init, headers: { ...init.headers, Authorization: `Bearer ${token}` } };
     const response = await fetch(url, sent);
-    if (response.status === 401) onRefused(response.clone(), token);
+    if (response.status === 401) onRefused(response.clone(), token, { url, ended: token !== null && token === taken });
+    else if (response.ok && token !== null) taken = token;
     return response;
   };
 }

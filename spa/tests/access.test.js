@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { explainProblem } from '../access.js';
+import { explainEndedSignIn, explainProblem } from '../access.js';
 
 describe('plain words for identity’s refusals', () => {
   test('401s ask for a sign-in, whatever the reason code', () => {
@@ -17,6 +17,18 @@ describe('plain words for identity’s refusals', () => {
     assert.equal(explainProblem(404, { code: 'run_not_found' }).detail, 'This run does not exist, or it is not yours.');
     assert.match(explainProblem(404, { code: 'session_not_found' }).detail, /next message starts a new one/);
     assert.equal(explainProblem(403, { code: 'something_new' }).detail, 'You are not allowed to do that.');
+  });
+
+  test('a sign-in that ended says so, and that a cut run goes on', () => {
+    assert.equal(
+      explainEndedSignIn({ code: 'token_unknown' }, { watching: true }),
+      'Your sign-in has ended: your access token was withdrawn. The run goes on without this page: sign in again to keep watching it.',
+    );
+    assert.equal(
+      explainEndedSignIn({ code: 'token_expired' }),
+      'Your sign-in has ended: your access token expired. Sign in again to continue.',
+    );
+    assert.match(explainEndedSignIn(null), /^Your sign-in has ended: your access token is no longer accepted/);
   });
 
   test('anything else passes through unchanged', () => {

@@ -98,15 +98,35 @@ describe('the authorizing fetch', () => {
   test('a 401 is reported with the token it was sent with, and the caller still reads the body', async () => {
     const refusals = [];
     const { fetch } = recordingFetch([problem(401, 'token_unknown'), problem(403, 'not_an_approver')]);
-    const authorized = withBearer(fetch, () => 'wrong', (response, token) => refusals.push([response, token]));
+    const authorized = withBearer(fetch, () => 'wrong', (...refusal) => refusals.push(refusal));
     const refused = await authorized('/approvals');
     assert.equal(refused.status, 401);
     assert.equal((await refused.json()).code, 'token_unknown');
     assert.equal(refusals.length, 1);
     assert.equal(refusals[0][1], 'wrong');
+    assert.deepEqual(refusals[0][2], { url: '/approvals', ended: false }, 'a token never taken: no sign-in ended');
     assert.equal((await refusals[0][0].json()).code, 'token_unknown', 'the copy reads on its own');
     await authorized('/chat/resume', { method: 'POST' });
     assert.equal(refusals.length, 1, 'only a 401 asks for a sign-in');
+  });
+
+  test('a 401 for a token that was taken before says the sign-in ended', async () => {
+    const refusals = [];
+    const taken = new Response('{"approvals": []}', { status: 200 });
+    const { fetch } = recordingFetch([taken, problem(401, 'token_unknown'), problem(401, 'token_unknown')]);
+    let token = 'bob-token';
+    const authorized = withBearer(fetch, () => token, (...refusal) => refusals.push(refusal));
+    await authorized('/approvals');
+    await authorized('/runs/r_1/events', { headers: { Accept: 'text/event-stream' } });
+    token = 'typed-wrong';
+    await authorized('/approvals');
+    assert.deepEqual(
+      refusals.map(([, sent, about]) => [sent, about]),
+      [
+        ['bob-token', { url: '/runs/r_1/events', ended: true }],
+        ['typed-wrong', { url: '/approvals', ended: false }],
+      ],
+    );
   });
 
   test('the stream client’s reconnects carry the token, with Last-Event-ID', async () => {

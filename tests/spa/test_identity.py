@@ -9,11 +9,15 @@ sessionStorage of their own). Synchronisation is by selectors and attributes onl
 from __future__ import annotations
 
 import json
+import os
+import time
+import urllib.error
+import urllib.request
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.spa.conftest import SUBJECTS, watch_for_errors
+from tests.spa.conftest import SUBJECTS, _serve, watch_for_errors
 from tests.spa.test_browser import PASSWORD, REFUND, TIMEOUT_MS, answer_text, open_app, send, wait_status
 
 if TYPE_CHECKING:
@@ -190,7 +194,10 @@ def test_a_token_refused_mid_run_asks_to_sign_in_and_then_picks_the_run_up(page:
     page.route("**/runs/*/events*", expired_once)
     page.click("[data-role=send]")
     page.wait_for_selector("[data-region=sign-in]", state="visible", timeout=TIMEOUT_MS)
-    assert auth_message(page) == "Your access token has expired. Sign in again with a new one."
+    assert auth_message(page) == (
+        "Your sign-in has ended: your access token expired. "
+        "The run goes on without this page: sign in again to keep watching it."
+    )
     page.wait_for_selector("[data-role=connection][data-state=lost]", timeout=TIMEOUT_MS)
     assert page.get_attribute("[data-role=outcome]", "data-status") == "running", "the run is not over for it"
     assert stored_token(page) is None
@@ -289,3 +296,65 @@ def test_the_inbox_on_a_phone_rejects_in_place(browser: Browser, identity_server
     finally:
         context.close()
     assert identity_server.ask_json(PASSWORD, token=ALICE)["status"] == "completed"
+
+
+def write_tokens(path: Path, *names: str) -> None:
+    """The tokens file naming ``names``, replaced as an operator should: a new file renamed over it."""
+    fresh = path.with_suffix(".new")
+    fresh.write_text(json.dumps({"tokens": [{"subject": name, **SUBJECTS[name]} for name in names]}))
+    os.replace(fresh, path)
+
+
+@pytest.fixture
+def revocable(tmp_path: Path, artifacts: Path, browser: Browser) -> Iterator[tuple[Server, Path]]:
+    """Identity on with a tokens file of this test's own, which it edits (owners decide their approvals)."""
+    tokens = tmp_path / "tokens.json"
+    write_tokens(tokens, "alice", "bob")
+    with _serve("revocable", tmp_path / "data", artifacts, HARNESS_AUTH_TOKENS_FILE=str(tokens)) as server:
+        yield server, tokens
+
+
+def wait_until_accepted(server: Server, token: str) -> None:
+    """Return once the service takes ``token`` (it re-reads its tokens file within seconds of a change)."""
+    request = urllib.request.Request(f"{server.url}/approvals", headers={"Authorization": f"Bearer {token}"})
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while True:
+        try:
+            with urllib.request.urlopen(request, timeout=10):
+                return
+        except urllib.error.HTTPError as refused:
+            status = refused.code
+        assert status == 401, status
+        assert time.monotonic() < deadline, "the service did not take the token back"
+        time.sleep(0.1)  # polling the service for the file's re-read, not synchronising the page
+
+
+def test_a_token_revoked_while_its_run_is_watched_says_the_sign_in_ended(
+    page: Page, revocable: tuple[Server, Path], shoot: Any
+) -> None:
+    server, tokens = revocable
+    sign_in_after_refusal(page, server, BOB, "Please refund invoice INV-1003.")
+    page.click("[data-role=send]")
+    page.wait_for_selector("[data-role=approval] [data-action=approve]", timeout=TIMEOUT_MS)
+    wait_status(page, "waiting")
+
+    write_tokens(tokens, "alice")  # bob's access is withdrawn while his paused run is on screen
+    page.wait_for_selector("[data-region=sign-in]", state="visible", timeout=TIMEOUT_MS)
+    assert auth_message(page) == (
+        "Your sign-in has ended: your access token was withdrawn. "
+        "The run goes on without this page: sign in again to keep watching it."
+    )
+    page.wait_for_selector("[data-role=connection][data-state=lost]", timeout=TIMEOUT_MS)
+    assert page.text_content("[data-role=connection]") == "Signed out: sign in again to keep watching this run"
+    assert page.get_attribute("[data-role=outcome]", "data-status") == "waiting", "the run is not over"
+    assert stored_token(page) is None
+    shoot("27-identity-sign-in-ended")
+
+    write_tokens(tokens, "alice", "bob")
+    wait_until_accepted(server, BOB)
+    page.fill("[data-role=token]", BOB)
+    page.click("[data-action=sign-in]")
+    page.wait_for_selector("[data-role=connection][data-state=live]", timeout=TIMEOUT_MS)
+    page.click("[data-role=approval] [data-action=approve]")
+    wait_status(page, "completed")
+    assert "for invoice INV-1003 issued" in answer_text(page)
