@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
-from agent.encryption import EncryptionKey, parse_key
+from agent.encryption import EncryptionKey, parse_key, parse_keys
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -99,8 +99,12 @@ class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
     retrieval_k: int = 3
     """How many passages ``retrieve_context`` hands to the model."""
     encryption_key: EncryptionKey | None = None
-    """Encrypts the checkpoints at rest with AES-256 (``HARNESS_ENCRYPTION_KEY``: 32 bytes as 64 hex digits or
-    base64); unset, they are written plain. ``agent.encryption``, ADR 16."""
+    """Seals what a conversation leaves at rest (checkpoints, run events and records, interactions) with AES-256
+    (``HARNESS_ENCRYPTION_KEY``: 32 bytes as 64 hex digits or base64); unset, they are written plain.
+    ``agent.sealing``, ADR 16."""
+    old_encryption_keys: tuple[EncryptionKey, ...] = ()
+    """Keys values may still be sealed under while ``harness rotate-key`` re-seals them under ``encryption_key``
+    (``HARNESS_ENCRYPTION_OLD_KEYS``, comma-separated). ``agent.sealing``."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> AgentConfig:
@@ -110,6 +114,7 @@ class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
             data_dir=Path(env.get("HARNESS_DATA_DIR", ".harness")),
             database_url=read_database_url(env, "HARNESS_DATABASE_URL"),
             encryption_key=read_encryption_key(env, "HARNESS_ENCRYPTION_KEY"),
+            old_encryption_keys=read_old_encryption_keys(env),
             llm=LLMConfig(
                 provider=env.get("HARNESS_LLM_PROVIDER", "stub"),
                 base_url=env.get("HARNESS_LLM_BASE_URL") or None,
@@ -166,6 +171,16 @@ def read_encryption_key(env: Mapping[str, str], name: str) -> EncryptionKey | No
         return parse_key(raw)
     except ValueError as exc:
         raise ConfigError(f"{name} {exc}") from None
+
+
+def read_old_encryption_keys(env: Mapping[str, str]) -> tuple[EncryptionKey, ...]:
+    try:
+        keys = parse_keys(env.get("HARNESS_ENCRYPTION_OLD_KEYS") or "")
+    except ValueError as exc:
+        raise ConfigError(f"HARNESS_ENCRYPTION_OLD_KEYS {exc}") from None
+    if keys and not (env.get("HARNESS_ENCRYPTION_KEY") or "").strip():
+        raise ConfigError("HARNESS_ENCRYPTION_OLD_KEYS needs HARNESS_ENCRYPTION_KEY, the key to seal under now")
+    return keys
 
 
 def redact_url(url: str) -> str:

@@ -1,11 +1,12 @@
-"""Encryption at rest of the checkpoints: the key (``HARNESS_ENCRYPTION_KEY``) and LangGraph's encrypted
-serializer on it.
+"""The encryption key (``HARNESS_ENCRYPTION_KEY``, and ``HARNESS_ENCRYPTION_OLD_KEYS`` while rotating) and the
+checkpoints' serializer on it.
 
-The key is 32 bytes (AES-256), given as 64 hex digits or in base64 (``openssl rand -base64 32``). With it,
+A key is 32 bytes (AES-256), given as 64 hex digits or in base64 (``openssl rand -base64 32``). With one,
 both savers (SQLite and PostgreSQL) write every serialized value through LangGraph's ``EncryptedSerializer``
-(AES in EAX mode: each value sealed with a fresh nonce and an authentication tag, so a wrong key is an
-error, never garbage). Values written before the key was set stay readable: the serializer reads a value
-whose type names no cipher as it was written. Without a key nothing is encrypted.
+on the sealer of ``agent.sealing`` (AES-GCM with a key id, type ``<type>+aesgcm``), and read back only sealed
+values: a value whose type names no cipher was written before the key was set, and is refused (``harness
+rotate-key`` seals it). Values of earlier versions, sealed by LangGraph's own AES cipher (EAX, type
+``<type>+aes``), still open under any configured key. Without a key nothing is encrypted.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 
-__all__ = ("KEY_BYTES", "EncryptionKey", "checkpoint_serde", "parse_key")
+    from agent.sealing import Sealer
+
+__all__ = ("KEY_BYTES", "EncryptionKey", "checkpoint_serde", "parse_key", "parse_keys")
 
 KEY_BYTES = 32
 
 
 class EncryptionKey:
-    """The checkpoint key. Its ``repr`` never shows it, so a logged configuration cannot leak it."""
+    """An encryption key. Its ``repr`` never shows it, so a logged configuration cannot leak it."""
 
     __slots__ = ("_secret",)
 
@@ -67,10 +70,23 @@ def parse_key(raw: str) -> EncryptionKey:
     return EncryptionKey(secret)
 
 
-def checkpoint_serde(key: EncryptionKey | None) -> EncryptedSerializer | None:
-    """The savers' serializer: LangGraph's AES one on ``key``, or None (their own, plain) without a key."""
-    if key is None:
-        return None
-    from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
+def parse_keys(raw: str) -> tuple[EncryptionKey, ...]:
+    """Keys separated by commas (``HARNESS_ENCRYPTION_OLD_KEYS``), each as ``parse_key`` reads it; none when
+    blank. The ``ValueError`` names the position of a malformed key, never its value."""
+    written = [part for part in raw.split(",") if part.strip()]
+    keys = []
+    for position, part in enumerate(written, start=1):
+        try:
+            keys.append(parse_key(part))
+        except ValueError as exc:
+            raise ValueError(f"(key {position} of {len(written)}) {exc}") from None
+    return tuple(keys)
 
-    return EncryptedSerializer.from_pycryptodome_aes(key=key.secret)
+
+def checkpoint_serde(sealer: Sealer | None) -> EncryptedSerializer | None:
+    """The savers' serializer: LangGraph's encrypted one on ``sealer``, or None (their own, plain) without a key."""
+    if sealer is None:
+        return None
+    from agent.stores.sealed_serde import sealed_serde
+
+    return sealed_serde(sealer)

@@ -1,7 +1,8 @@
 """The interaction log: every finished turn, redacted. No system prompt, no keys, no card numbers.
 
 ``InteractionLog`` is what the executor sees; ``SqliteInteractionLog`` is the embedded store (the
-PostgreSQL one lives in ``agent.stores.postgres``). Both redact with ``redacted_turn`` before writing.
+PostgreSQL one lives in ``agent.stores.pg_interactions``). Both redact with ``redacted_turn`` before writing
+and, with a key, seal the message and the response with ``sealed_turn``, each bound to its run.
 """
 
 from __future__ import annotations
@@ -14,15 +15,28 @@ from typing import TYPE_CHECKING, Protocol
 import msgspec
 
 from agent.guardrails import redact
+from agent.sealing import place
 from agent.stores.scrub import scrub
+from agent.stores.sqlite_key_check import SqliteFileKeyCheck
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from agent.sealing import Sealer
     from contracts import ChatResponse
 
-__all__ = ("InteractionLog", "SqliteInteractionLog", "redacted_turn")
+__all__ = (
+    "SEALED_COLUMNS",
+    "InteractionLog",
+    "SqliteInteractionLog",
+    "open_message",
+    "redacted_turn",
+    "sealed_turn",
+    "where_sealed",
+)
+
+SEALED_COLUMNS = ("message", "response")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS interactions (
@@ -62,8 +76,35 @@ def redacted_turn(message: str, response: ChatResponse) -> tuple[str, bytes]:
     return redact(message), msgspec.json.encode(msgspec.structs.replace(response, answer=answer))
 
 
+def where_sealed(column: str, run_id: str) -> bytes:
+    """The associated data of an interaction's sealed ``column``: the column and the run."""
+    return place(f"interactions.{column}", run_id)
+
+
+def sealed_turn(sealer: Sealer | None, message: str, response: ChatResponse) -> tuple[str | bytes, bytes]:
+    """``redacted_turn``, sealed when there is a key: the message is then bytes, not text."""
+    stored_message, stored_response = redacted_turn(message, response)
+    if sealer is None:
+        return stored_message, stored_response
+    run_id = response.run_id
+    return (
+        sealer.seal(stored_message.encode(), where_sealed("message", run_id)),
+        sealer.seal(stored_response, where_sealed("response", run_id)),
+    )
+
+
+def open_message(sealer: Sealer | None, run_id: str, stored: str | bytes) -> str:
+    """A stored message as text: opened with a key (a plain one refused), as it is without."""
+    if sealer is not None:
+        as_bytes = stored.encode() if isinstance(stored, str) else stored
+        return sealer.unseal(as_bytes, where_sealed("message", run_id)).decode()
+    return stored if isinstance(stored, str) else stored.decode()
+
+
 class SqliteInteractionLog:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, sealer: Sealer | None = None) -> None:
+        self._path = path
+        self._sealer = sealer
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -72,6 +113,12 @@ class SqliteInteractionLog:
 
     def close(self) -> None:
         self._db.close()
+
+    def key_check(self) -> SqliteFileKeyCheck:
+        """The file's key check (``agent.stores.key_check``), run as the stores open."""
+        return SqliteFileKeyCheck(
+            self._db, str(self._path), "interactions", [("interactions", "interactions", c) for c in SEALED_COLUMNS]
+        )
 
     async def record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
         return await asyncio.to_thread(self._record, interaction_id, message, response, at)
@@ -112,7 +159,7 @@ class SqliteInteractionLog:
             return max(cursor.rowcount, 0)
 
     def _record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
-        stored_message, stored_response = redacted_turn(message, response)
+        stored_message, stored_response = sealed_turn(self._sealer, message, response)
         with self._lock:
             self._db.execute(
                 "INSERT OR IGNORE INTO interactions VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -132,4 +179,5 @@ class SqliteInteractionLog:
 
     def _messages(self) -> list[tuple[str, str]]:
         with self._lock:
-            return list(self._db.execute("SELECT run_id, message FROM interactions ORDER BY at, rowid"))
+            rows = self._db.execute("SELECT run_id, message FROM interactions ORDER BY at, rowid").fetchall()
+        return [(run_id, open_message(self._sealer, run_id, message)) for run_id, message in rows]

@@ -63,10 +63,12 @@ class LogRedactor:
 
 def configured_secrets(config: AgentConfig) -> list[str]:
     """The agent's own secrets as they may be written: provider keys, and the encryption key in hex and
-    base64 (standard and URL-safe, with and without padding)."""
+    base64 (standard and URL-safe, with and without padding), the old keys of a rotation as well."""
     found = [config.llm.api_key or "", *(settings.api_key or "" for settings in config.llm.per_provider.values())]
-    if config.encryption_key is not None:
-        secret = config.encryption_key.secret
+    for key in (config.encryption_key, *config.old_encryption_keys):
+        if key is None:
+            continue
+        secret = key.secret
         for written in (base64.b64encode(secret).decode(), base64.urlsafe_b64encode(secret).decode()):
             found += [written, written.rstrip("=")]
         found += [secret.hex(), secret.hex().upper()]

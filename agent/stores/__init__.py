@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from agent.actions.ledger import Ledger
     from agent.config import AgentConfig
     from agent.interactions import InteractionLog
+    from agent.sealing import Sealer
 
-__all__ = ("AgentStores", "StoreUnavailable", "check_stores_open", "is_store_failure", "open_stores")
+__all__ = ("AgentStores", "StoreUnavailable", "is_store_failure", "open_stores")
 
 
 class StoreUnavailable(RuntimeError):
@@ -33,6 +34,8 @@ class AgentStores:
     interactions: InteractionLog
     database: Any = None
     """The PostgreSQL connection pool (``psycopg_pool.AsyncConnectionPool``) when the stores are shared."""
+    sealer: Sealer | None = None
+    """What seals the stores' values with ``HARNESS_ENCRYPTION_KEY`` (``agent.sealing``); the run stores use it too."""
 
     async def erase_sessions(self, session_ids: Sequence[str]) -> None:
         """Remove the sessions' checkpoints: a session is a LangGraph thread."""
@@ -54,24 +57,21 @@ class AgentStores:
 
 
 @asynccontextmanager
-async def open_stores(config: AgentConfig) -> AsyncIterator[AgentStores]:
+async def open_stores(config: AgentConfig, *, rotating: bool = False) -> AsyncIterator[AgentStores]:
+    """``rotating``: for ``harness rotate-key``, which seals the plain values the start check refuses."""
+    from agent.sealing import sealer_for
+
+    sealer = sealer_for(config, rotating=rotating)
     if config.database_url is None:
         from agent.stores.sqlite import open_sqlite_stores
 
-        async with open_sqlite_stores(config.data_dir, config.encryption_key) as stores:
+        async with open_sqlite_stores(config.data_dir, sealer) as stores:
             yield stores
     else:
         from agent.stores.postgres import open_postgres_stores
 
-        async with open_postgres_stores(config.database_url, config.encryption_key) as stores:
+        async with open_postgres_stores(config.database_url, sealer) as stores:
             yield stores
-
-
-async def check_stores_open(config: AgentConfig) -> None:
-    """Open the stores and close them again: raises what opening them raises (``StoreUnavailable``, an
-    ``EncryptionKeyError`` for a key that does not fit the checkpoints), before anything is served."""
-    async with open_stores(config):
-        pass
 
 
 def is_store_failure(exc: BaseException) -> bool:

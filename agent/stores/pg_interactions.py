@@ -1,16 +1,17 @@
-"""The interaction log on PostgreSQL, redacted exactly as the embedded one."""
+"""The interaction log on PostgreSQL, redacted and (with a key) sealed exactly as the embedded one."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agent.interactions import redacted_turn
+from agent.interactions import open_message, sealed_turn
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from psycopg_pool import AsyncConnectionPool
 
+    from agent.sealing import Sealer
     from contracts import ChatResponse
 
 __all__ = ("PostgresInteractionLog",)
@@ -26,14 +27,19 @@ class PostgresInteractionLog:
     INDEX_MIGRATIONS: ClassVar[list[str]] = [
         "CREATE INDEX interactions_by_session ON interactions (session_id)",
         "CREATE INDEX interactions_by_age ON interactions (at)",
+        "ALTER TABLE interactions ALTER COLUMN message TYPE BYTEA USING convert_to(message, 'UTF8')",
     ]
-    """For retention and erasure; applied after the key check's migrations, which came first."""
+    """Applied after the key check's migrations, which came first: the indexes of retention and erasure, then the
+    message as bytes (UTF-8 text, or sealed with a key)."""
 
-    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
+    def __init__(self, pool: AsyncConnectionPool[Any], sealer: Sealer | None = None) -> None:
         self._pool = pool
+        self._sealer = sealer
 
     async def record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
-        stored_message, stored_response = redacted_turn(message, response)
+        stored_message, stored_response = sealed_turn(self._sealer, message, response)
+        if isinstance(stored_message, str):
+            stored_message = stored_message.encode()
         async with self._pool.connection() as connection:
             await connection.execute(
                 "INSERT INTO interactions VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO NOTHING",
@@ -81,4 +87,4 @@ class PostgresInteractionLog:
     async def messages(self) -> list[tuple[str, str]]:
         async with self._pool.connection() as connection:
             rows = await (await connection.execute("SELECT run_id, message FROM interactions ORDER BY at")).fetchall()
-        return [(row["run_id"], row["message"]) for row in rows]
+        return [(row["run_id"], open_message(self._sealer, row["run_id"], row["message"])) for row in rows]

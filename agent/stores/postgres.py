@@ -28,7 +28,7 @@ from agent.stores.pg_ledger import LEDGER_MIGRATIONS, PostgresLedger
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
-    from agent.encryption import EncryptionKey
+    from agent.sealing import Sealer
 
 __all__ = ("apply_migrations", "migration_lock", "open_pool", "open_postgres_stores", "ping", "probe")
 
@@ -102,10 +102,10 @@ async def apply_migrations(connection: psycopg.AsyncConnection[Any], component: 
 
 
 @asynccontextmanager
-async def open_postgres_stores(url: str, encryption_key: EncryptionKey | None = None) -> AsyncIterator[AgentStores]:
-    """The stores on ``url``; with ``encryption_key``, checkpoints are encrypted (and the key checked first)."""
+async def open_postgres_stores(url: str, sealer: Sealer | None = None) -> AsyncIterator[AgentStores]:
+    """The stores on ``url``; with ``sealer``, what they hold is sealed (and the key checked first)."""
     async with open_pool(url) as pool:
-        saver = AsyncPostgresSaver(pool, serde=checkpoint_serde(encryption_key))
+        saver = AsyncPostgresSaver(pool, serde=checkpoint_serde(sealer))
         async with migration_lock(pool) as connection:
             await apply_migrations(
                 connection,
@@ -116,10 +116,11 @@ async def open_postgres_stores(url: str, encryption_key: EncryptionKey | None = 
                 + PostgresInteractionLog.INDEX_MIGRATIONS,
             )
             await saver.setup()
-            await check_key(PostgresKeyCheck(connection, redact_url(url)), encryption_key)
+            await check_key(PostgresKeyCheck(connection, redact_url(url)), sealer)
         ledger = PostgresLedger(pool)
         await ledger.seed()
-        yield AgentStores(checkpointer=saver, ledger=ledger, interactions=PostgresInteractionLog(pool), database=pool)
+        interactions = PostgresInteractionLog(pool, sealer)
+        yield AgentStores(checkpointer=saver, ledger=ledger, interactions=interactions, database=pool, sealer=sealer)
 
 
 async def probe(url: str) -> None:

@@ -20,17 +20,17 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
     from pathlib import Path
 
-    from agent.encryption import EncryptionKey
+    from agent.sealing import Sealer
 
 __all__ = ("open_sqlite_stores",)
 
 
 @asynccontextmanager
-async def open_sqlite_stores(data_dir: Path, encryption_key: EncryptionKey | None = None) -> AsyncIterator[AgentStores]:
-    """The stores in ``data_dir``; with ``encryption_key``, checkpoints are encrypted (and the key checked first)."""
+async def open_sqlite_stores(data_dir: Path, sealer: Sealer | None = None) -> AsyncIterator[AgentStores]:
+    """The stores in ``data_dir``; with ``sealer``, what they hold is sealed (and the key checked first)."""
     await asyncio.to_thread(data_dir.mkdir, parents=True, exist_ok=True)
     ledger = SqliteLedger(data_dir / "ledger.sqlite")
-    interactions = SqliteInteractionLog(data_dir / "interactions.sqlite")
+    interactions = SqliteInteractionLog(data_dir / "interactions.sqlite", sealer)
     try:
         path = data_dir / "checkpoints.sqlite"
         async with aiosqlite.connect(path) as connection:
@@ -38,10 +38,11 @@ async def open_sqlite_stores(data_dir: Path, encryption_key: EncryptionKey | Non
             await connection.execute("PRAGMA journal_mode=WAL")
             await connection.execute("PRAGMA synchronous=NORMAL")
             await connection.execute("PRAGMA secure_delete=ON")  # an erased session is overwritten, not left behind
-            saver = AsyncSqliteSaver(connection, serde=checkpoint_serde(encryption_key))
+            saver = AsyncSqliteSaver(connection, serde=checkpoint_serde(sealer))
             await saver.setup()
-            await check_key(SqliteKeyCheck(connection, str(path)), encryption_key)
-            yield AgentStores(checkpointer=saver, ledger=ledger, interactions=interactions)
+            await check_key(SqliteKeyCheck(connection, str(path)), sealer)
+            await check_key(interactions.key_check(), sealer)
+            yield AgentStores(checkpointer=saver, ledger=ledger, interactions=interactions, sealer=sealer)
     finally:
         interactions.close()
         ledger.close()

@@ -1,10 +1,22 @@
-"""What the event log stores: encoded events and the record of each run."""
+"""What the event log stores: encoded events and the record of each run, and where each is sealed.
+
+With a key (``agent.sealing``), every stored blob is sealed with the place it belongs to as associated data:
+a run's record with its run id, an event's frame with its run id and seq (Redis: one stream entry per event,
+the topology field being entry 1's frame), a batch of events with its run id and last seq (SQLite: one row
+per run per batch). So a sealed blob copied to another run, or another row of the same run, does not open.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgspec
 
+from agent.sealing import is_sealed, place
 from contracts import RunSnapshot
+
+if TYPE_CHECKING:
+    from agent.sealing import Sealer
 
 __all__ = (
     "FINISHED",
@@ -12,7 +24,11 @@ __all__ = (
     "RunRecord",
     "StoredEvent",
     "decode_record",
+    "open_record",
     "trim_point",
+    "where_batch",
+    "where_event",
+    "where_record",
 )
 
 FINISHED = frozenset({"completed", "failed", "cancelled"})
@@ -68,6 +84,9 @@ class EncodedRecord(msgspec.Struct, frozen=True):
     def decode(self) -> RunRecord:
         return _decode(self.data)
 
+    def sealed(self, sealer: Sealer) -> EncodedRecord:
+        return msgspec.structs.replace(self, data=sealer.seal(self.data, where_record(self.run_id)))
+
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(RunRecord).decode
@@ -75,6 +94,26 @@ _decode = msgspec.json.Decoder(RunRecord).decode
 
 def decode_record(data: bytes) -> RunRecord:
     return _decode(data)
+
+
+def open_record(sealer: Sealer | None, run_id: str, data: bytes) -> RunRecord:
+    """A stored record: opened with a key, a plain one refused (except by ``harness rotate-key``, which is
+    there to seal them), as it is without."""
+    if sealer is not None and (is_sealed(data) or not sealer.rotating):
+        data = sealer.unseal(data, where_record(run_id))
+    return _decode(data)
+
+
+def where_record(run_id: str) -> bytes:
+    return place("run", run_id)
+
+
+def where_event(run_id: str, seq: int) -> bytes:
+    return place("event", run_id, seq)
+
+
+def where_batch(run_id: str, last_seq: int) -> bytes:
+    return place("event_batches", run_id, last_seq)
 
 
 def trim_point(last_seq: int, window: int) -> int:

@@ -14,9 +14,11 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 from agent.stores import is_store_failure
+from agent.stores.key_check import check_key
 from api.exceptions import SessionNotFound
 from api.runs.commit_window import CommitWindow
-from api.runs.records import EncodedRecord, StoredEvent, decode_record
+from api.runs.records import EncodedRecord, StoredEvent, open_record, where_event
+from api.runs.redis_key_check import RedisKeyCheck
 from api.runs.redis_scripts import APPEND, BEGIN, CLAIM, RELEASE, RENEW
 
 if TYPE_CHECKING:
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 
     from redis.asyncio import Redis
 
+    from agent.sealing import Sealer
     from api.auth.policy import SessionAccess
     from api.runs.records import RunRecord
     from api.runs.run_archive import RunArchive
@@ -92,6 +95,7 @@ class RedisEventLog:
         instance: str,
         lease_s: float,
         replay_window: int,
+        sealer: Sealer | None = None,
     ) -> None:
         self._redis = redis
         self._archive = archive
@@ -99,6 +103,9 @@ class RedisEventLog:
         self.instance = instance
         self._lease_ms = round(lease_s * 1000)
         self._window = replay_window
+        self._sealer = sealer
+        """Seals each event's frame (the topology field is the first one's) and each record with
+        ``HARNESS_ENCRYPTION_KEY`` (``api.runs.records``)."""
         self._append = redis.register_script(APPEND)
         self._begin = redis.register_script(BEGIN)
         self._claim = redis.register_script(CLAIM)
@@ -121,6 +128,7 @@ class RedisEventLog:
     async def open(self, on_commit: Callable[[str, int], None], on_fenced: Callable[[str], None]) -> None:
         self._on_commit = on_commit
         self._on_fenced = on_fenced
+        await check_key(self.key_check(), self._sealer)
         self._writer = asyncio.create_task(self._write_batches(), name="event-log-writer")
         self._archiver = asyncio.create_task(self._archive_records(), name="run-archiver")
 
@@ -145,12 +153,21 @@ class RedisEventLog:
     def append(self, run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None:
         self._queue.append((run_id, event))
         if record is not None:
-            self._queue.append((run_id, record.encode()))
+            self._queue.append((run_id, self._encoded(record)))
         self._due.queued(event.type)
 
     def save_run(self, record: RunRecord) -> None:
-        self._queue.append((record.snapshot.run_id, record.encode()))
+        self._queue.append((record.snapshot.run_id, self._encoded(record)))
         self._due.queued(None)
+
+    def key_check(self) -> RedisKeyCheck:
+        """The prefix's key check (``agent.stores.key_check``): run as the log opens, and by ``harness rotate-key``."""
+        return RedisKeyCheck(self._redis, self.keys)
+
+    def _encoded(self, record: RunRecord) -> EncodedRecord:
+        """The record as Redis and the archive store it: the same sealed bytes in both, bound to its run."""
+        encoded = record.encode()
+        return encoded if self._sealer is None else encoded.sealed(self._sealer)
 
     async def flush(self) -> None:
         if not self._queue and self._committed_batches == self._queued_batches:
@@ -168,6 +185,8 @@ class RedisEventLog:
             (topology, trimmed), entries = await pipe.execute()
         events = [StoredEvent(1, "graph_topology", topology)] if after == 0 and topology is not None else []
         events.extend(_stored(entry_id, fields) for entry_id, fields in entries)
+        if self._sealer is not None:
+            events = [_opened(self._sealer, run_id, event) for event in events]
         return events, int(trimmed) if trimmed is not None else 1
 
     async def load_run(self, run_id: str) -> RunRecord | None:
@@ -176,7 +195,7 @@ class RedisEventLog:
         )
         if data is None:
             return await self._archive.load(run_id)
-        return _with_last_seq(decode_record(data), last_seq)
+        return _with_last_seq(open_record(self._sealer, run_id, data), last_seq)
 
     async def begin_run(self, record: RunRecord, access: SessionAccess, *, new_session: bool = False) -> str | None:
         snapshot = record.snapshot
@@ -189,7 +208,7 @@ class RedisEventLog:
                 run_id,
                 self.instance,
                 self._lease_ms,
-                record.encode().data,
+                self._encoded(record).data,
                 session_id,
                 access.owner or "",
                 int(access.any_session),
@@ -200,7 +219,7 @@ class RedisEventLog:
             raise SessionNotFound(f"There is no session {session_id}.")
         if outcome[0] == b"busy":
             return str(outcome[1].decode())
-        self._unarchived[run_id] = record.encode()
+        self._unarchived[run_id] = self._encoded(record)
         self._archive_wanted.set()
         return None
 
@@ -212,7 +231,11 @@ class RedisEventLog:
             for member in members:
                 pipe.hget(self.keys.run(member.decode()), "record")
             found = await pipe.execute()
-        return [decode_record(data) for data in found if data is not None]
+        return [
+            open_record(self._sealer, member.decode(), data)
+            for member, data in zip(members, found, strict=True)
+            if data is not None
+        ]
 
     async def claim_run(self, run_id: str) -> RunRecord | None:
         found = await self._claim(
@@ -220,7 +243,7 @@ class RedisEventLog:
         )
         if not found or found[0] is None:
             return None
-        return _with_last_seq(decode_record(found[0]), found[1])
+        return _with_last_seq(open_record(self._sealer, run_id, found[0]), found[1])
 
     async def release_run(self, run_id: str) -> None:
         await self._release(keys=[self.keys.lease(run_id)], args=[self.instance])
@@ -323,6 +346,8 @@ class RedisEventLog:
             batch, self._queue = self._queue, []
             self._queued_batches += 1
             runs = _group(batch)
+            if self._sealer is not None:
+                _seal_events(runs, self._sealer)  # once: a retried batch sends the same bytes (APPEND skips them)
             outcomes = await self._commit_until_done(runs)
             for run_id, (fenced, last_seq) in outcomes.items():
                 if fenced:
@@ -422,6 +447,18 @@ def _group(batch: list[tuple[str, StoredEvent | EncodedRecord]]) -> dict[str, _R
         else:
             run.events.append(op)
     return runs
+
+
+def _seal_events(runs: dict[str, _RunBatch], sealer: Sealer) -> None:
+    for run_id, run in runs.items():
+        run.events = [
+            StoredEvent(event.seq, event.type, sealer.seal(event.frame, where_event(run_id, event.seq)))
+            for event in run.events
+        ]
+
+
+def _opened(sealer: Sealer, run_id: str, event: StoredEvent) -> StoredEvent:
+    return StoredEvent(event.seq, event.type, sealer.unseal(event.frame, where_event(run_id, event.seq)))
 
 
 def _stored(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:

@@ -76,11 +76,12 @@ async def open_redis_stores(
     instance = instance_name()
     log = RedisEventLog(
         redis,
-        RunArchive(database),
+        RunArchive(database, stores.sealer),
         keys=keys,
         instance=instance,
         lease_s=settings.run_lease_s,
         replay_window=settings.replay_window,
+        sealer=stores.sealer,
     )
     cluster = RedisCluster(
         redis,

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from api.runs.records import decode_record
+from api.runs.records import open_record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from psycopg_pool import AsyncConnectionPool
 
+    from agent.sealing import Sealer
     from api.runs.records import EncodedRecord, RunRecord
 
 __all__ = ("RunArchive",)
@@ -42,8 +43,10 @@ class RunArchive:
         "CREATE INDEX runs_by_account ON runs (account_id) WHERE account_id IS NOT NULL",
     ]
 
-    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
+    def __init__(self, pool: AsyncConnectionPool[Any], sealer: Sealer | None = None) -> None:
         self._pool = pool
+        self._sealer = sealer
+        """Opens the records, which the Redis log seals (``RedisEventLog._encoded``) before they get here."""
 
     async def save(self, records: Sequence[EncodedRecord]) -> None:
         async with self._pool.connection() as connection, connection.cursor() as cursor:
@@ -58,11 +61,11 @@ class RunArchive:
 
     async def load(self, run_id: str) -> RunRecord | None:
         rows = await self._rows("SELECT record FROM runs WHERE run_id = %s AND status <> 'erased'", run_id)
-        return decode_record(bytes(rows[0]["record"])) if rows else None
+        return open_record(self._sealer, run_id, bytes(rows[0]["record"])) if rows else None
 
     async def any_of_session(self, session_id: str) -> RunRecord | None:
-        rows = await self._rows("SELECT record FROM runs WHERE session_id = %s LIMIT 1", session_id)
-        return decode_record(bytes(rows[0]["record"])) if rows else None
+        rows = await self._rows("SELECT run_id, record FROM runs WHERE session_id = %s LIMIT 1", session_id)
+        return open_record(self._sealer, rows[0]["run_id"], bytes(rows[0]["record"])) if rows else None
 
     async def session_runs(self, session_ids: Sequence[str]) -> list[tuple[str, str]]:
         rows = await self._rows("SELECT session_id, run_id FROM runs WHERE session_id = ANY(%s)", list(session_ids))

@@ -24,15 +24,18 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import msgspec
 
+from agent.stores.key_check import check_key
 from agent.stores.scrub import scrub
+from agent.stores.sqlite_key_check import SqliteFileKeyCheck
 from api.exceptions import SessionNotFound
 from api.runs.commit_window import CommitWindow
-from api.runs.records import FINISHED, EncodedRecord, StoredEvent, decode_record, trim_point
+from api.runs.records import FINISHED, EncodedRecord, StoredEvent, open_record, trim_point, where_batch, where_record
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
 
+    from agent.sealing import Sealer
     from api.auth.policy import SessionAccess
     from api.runs.records import RunRecord
 
@@ -87,9 +90,11 @@ logger = logging.getLogger(__name__)
 
 
 class SqliteEventLog:
-    def __init__(self, path: Path, *, replay_window: int) -> None:
+    def __init__(self, path: Path, *, replay_window: int, sealer: Sealer | None = None) -> None:
         self._path = path
         self._window = replay_window
+        self._sealer = sealer
+        """Seals each batch's blob and each record with ``HARNESS_ENCRYPTION_KEY`` (``api.runs.records``)."""
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-log")
         self._db: sqlite3.Connection | None = None
         """The store thread's connection: reads, erasure, checkpoints."""
@@ -117,6 +122,12 @@ class SqliteEventLog:
     async def open(self, on_commit: Callable[[str, int], None], on_fenced: Callable[[str], None]) -> None:
         self._on_commit = on_commit
         await self._call(self._connect)
+        try:
+            await check_key(self.key_check(), self._sealer)
+        except BaseException:
+            db, self._db = self._db, None
+            await self._call(db.close)  # type: ignore[union-attr]
+            raise
         self._appends = _connection(self._path, wal_autocheckpoint=0)
         rows = await self._call(
             self._fetch_all, "SELECT session_id, run_id FROM runs WHERE status IN ('running', 'waiting')"
@@ -168,7 +179,7 @@ class SqliteEventLog:
         )
         if not rows:
             return None
-        record = decode_record(rows[0][0])
+        record = open_record(self._sealer, run_id, rows[0][0])
         if rows[0][1] is not None:
             record.snapshot.last_seq = rows[0][1]
         return record
@@ -189,8 +200,10 @@ class SqliteEventLog:
         return None
 
     async def waiting_runs(self) -> list[RunRecord]:
-        rows = await self._call(self._fetch_all, "SELECT record FROM runs WHERE status = 'waiting' ORDER BY rowid")
-        return [decode_record(row[0]) for row in rows]
+        rows = await self._call(
+            self._fetch_all, "SELECT run_id, record FROM runs WHERE status = 'waiting' ORDER BY rowid"
+        )
+        return [open_record(self._sealer, run_id, record) for run_id, record in rows]
 
     # --- forgetting: retention and erasure ---
 
@@ -355,8 +368,11 @@ class SqliteEventLog:
                 sessions.append((op.session_id, op.owner))
             else:
                 assert isinstance(op, EncodedRecord)
-                records.append((op.run_id, op.session_id, op.status, op.data, op.changed_at, op.account_id))
-        rows = [(run_id, held[-1].seq, held[0].seq, len(held), _encode_events(held)) for run_id, held in events.items()]
+                data = op.data if self._sealer is None else self._sealer.seal(op.data, where_record(op.run_id))
+                records.append((op.run_id, op.session_id, op.status, data, op.changed_at, op.account_id))
+        rows = [
+            (run_id, held[-1].seq, held[0].seq, len(held), self._blob(run_id, held)) for run_id, held in events.items()
+        ]
         db.execute("BEGIN")
         try:
             db.executemany("INSERT OR IGNORE INTO sessions VALUES (?, ?)", sessions)
@@ -395,14 +411,35 @@ class SqliteEventLog:
         )
         candidates = {db.execute(next_batch, (run_id, after)).fetchone() for after in (0, through)}
         for batch_last_seq, held, blob in filter(None, candidates):
-            kept = [event for event in _decode_events(blob) if event.seq == 1 or event.seq > through]
+            stored = self._events(run_id, batch_last_seq, blob)
+            kept = [event for event in stored if event.seq == 1 or event.seq > through]
             if len(kept) == held:
                 continue
             db.execute(
                 "UPDATE event_batches SET last_seq = ?, first_seq = ?, held = ?, events = ? "
                 "WHERE run_id = ? AND last_seq = ?",
-                (kept[-1].seq, kept[0].seq, len(kept), _encode_events(kept), run_id, batch_last_seq),
+                (kept[-1].seq, kept[0].seq, len(kept), self._blob(run_id, kept), run_id, batch_last_seq),
             )
+
+    def _blob(self, run_id: str, held: list[StoredEvent]) -> bytes:
+        """A batch's events as the row stores them: MessagePack, sealed with a key."""
+        blob = _encode_events(held)
+        return blob if self._sealer is None else self._sealer.seal(blob, where_batch(run_id, held[-1].seq))
+
+    def _events(self, run_id: str, last_seq: int, blob: bytes) -> list[StoredEvent]:
+        if self._sealer is not None:
+            blob = self._sealer.unseal(blob, where_batch(run_id, last_seq))
+        return _decode_events(blob)
+
+    def key_check(self) -> SqliteFileKeyCheck:
+        """The file's key check (``agent.stores.key_check``): run as the log opens, and by ``harness rotate-key``."""
+        assert self._db is not None, "the log is open"
+        return SqliteFileKeyCheck(
+            self._db,
+            str(self._path),
+            "run events",
+            [("run events", "event_batches", "events"), ("run records", "runs", "record")],
+        )
 
     # --- the store thread from here on ---
 
@@ -424,9 +461,12 @@ class SqliteEventLog:
         assert self._db is not None
         row = self._db.execute("SELECT trimmed_through FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         batches = self._db.execute(
-            "SELECT events FROM event_batches WHERE run_id = ? AND last_seq > ? ORDER BY last_seq", (run_id, after)
+            "SELECT last_seq, events FROM event_batches WHERE run_id = ? AND last_seq > ? ORDER BY last_seq",
+            (run_id, after),
         ).fetchall()
-        events = [event for (blob,) in batches for event in _decode_events(blob) if event.seq > after]
+        events = [
+            event for last_seq, blob in batches for event in self._events(run_id, last_seq, blob) if event.seq > after
+        ]
         return events, row[0] if row else 1
 
     def _fetch_all(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:

@@ -15,13 +15,14 @@ if TYPE_CHECKING:
     from api.runs.event_log import EventLog
     from api.settings import Settings
 
-__all__ = ("check_stores", "open_run_stores")
+__all__ = ("check_run_stores_open", "check_stores", "open_run_stores")
 
 
 @asynccontextmanager
 async def open_run_stores(settings: Settings, stores: AgentStores) -> AsyncIterator[tuple[EventLog, Cluster | None]]:
     if settings.redis_url is None:
-        yield SqliteEventLog(settings.agent.data_dir / "events.sqlite", replay_window=settings.replay_window), None
+        path = settings.agent.data_dir / "events.sqlite"
+        yield SqliteEventLog(path, replay_window=settings.replay_window, sealer=stores.sealer), None
         return
     from api.runs.redis_stores import open_redis_stores
 
@@ -39,3 +40,13 @@ async def check_stores(settings: Settings) -> None:
     redis = await connect_redis(settings.redis_url)
     await redis.aclose()
     await probe(settings.agent.database_url)
+
+
+async def check_run_stores_open(settings: Settings) -> None:
+    """Open every store, the run stores with the agent's, and close them again: a key that does not fit them, or
+    plain values where a key is set, raises ``EncryptionKeyError`` before anything is served."""
+    from agent.stores import open_stores
+
+    async with open_stores(settings.agent) as stores, open_run_stores(settings, stores) as (log, _):
+        await log.open(lambda run_id, seq: None, lambda run_id: None)
+        await log.close()

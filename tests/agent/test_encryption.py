@@ -3,9 +3,11 @@ from __future__ import annotations
 import base64
 
 import pytest
+from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 
 from agent.config import AgentConfig, ConfigError
 from agent.encryption import EncryptionKey, checkpoint_serde, parse_key
+from agent.sealing import PlainValueError, Sealer
 
 SECRET = bytes(range(32))
 
@@ -42,13 +44,17 @@ def test_no_key_means_no_encryption_and_a_key_never_shows_in_a_repr() -> None:
     assert "EncryptionKey(<hidden>)" in repr(config)
 
 
-def test_the_serializer_seals_values_and_still_reads_plain_ones() -> None:
-    serde = checkpoint_serde(EncryptionKey(SECRET))
+def test_the_serializer_seals_values_reads_those_of_earlier_versions_and_refuses_plain_ones() -> None:
+    serde = checkpoint_serde(Sealer(EncryptionKey(SECRET)))
     assert serde is not None
     value_type, sealed = serde.dumps_typed({"text": "How do I reset my password?"})
 
-    assert value_type == "msgpack+aes"
+    assert value_type == "msgpack+aesgcm"
     assert b"reset my password" not in sealed
     assert serde.loads_typed((value_type, sealed)) == {"text": "How do I reset my password?"}
+    earlier = EncryptedSerializer.from_pycryptodome_aes(key=SECRET).dumps_typed({"text": "sealed by LangGraph"})
+    assert earlier[0] == "msgpack+aes"
+    assert serde.loads_typed(earlier) == {"text": "sealed by LangGraph"}
     plain = serde.serde.dumps_typed({"text": "written before the key"})
-    assert serde.loads_typed(plain) == {"text": "written before the key"}
+    with pytest.raises(PlainValueError):
+        serde.loads_typed(plain)

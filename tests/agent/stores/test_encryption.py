@@ -1,5 +1,5 @@
 """Encrypted checkpoints on both savers (SQLite and PostgreSQL): they round-trip across a restart, hold no
-plain text, stay readable when written before the key, and a wrong or missing key stops the stores from
+plain text, and a wrong or missing key, or plain checkpoints written before the key, stop the stores from
 opening."""
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from agent import open_agent, resume_turn, run_turn
 from agent.clock import SequentialIds, SteppingClock
 from agent.config import AgentConfig, StubConfig
 from agent.encryption import EncryptionKey
-from agent.stores.key_check import EncryptionKeyError
-from agent.turns import thread_config
+from agent.stores.key_check import EncryptionKeyError, PlainValuesError
 from tests.support.store_bytes import postgres_bytes, sqlite_bytes
 
 if TYPE_CHECKING:
@@ -93,17 +92,13 @@ async def test_a_missing_key_stops_the_stores_from_opening(config: AgentConfig) 
         await pause(keyed(config, None), "s_2")
 
 
-async def test_checkpoints_written_before_the_key_stay_readable(config: AgentConfig) -> None:
+async def test_checkpoints_written_before_the_key_are_refused_until_sealed(config: AgentConfig) -> None:
     plain = await pause(keyed(config, None))
 
-    done = await approve(keyed(config, KEY), plain)
-
+    with pytest.raises(PlainValuesError, match=r"the checkpoints \(\w+\) in .* run `harness rotate-key`"):
+        await approve(keyed(config, KEY), plain)
+    done = await approve(keyed(config, None), plain)
     assert done.status == "completed"
-    async with open_agent(keyed(config, KEY)) as agent:
-        state = await agent.graph.aget_state(thread_config("s_1"))
-    assert state.values["message"]["text"] == REFUND
-    with pytest.raises(EncryptionKeyError):
-        await pause(keyed(config, None), "s_2")
 
 
 async def test_a_key_with_nothing_sealed_by_it_can_be_dropped_or_changed(config: AgentConfig) -> None:
