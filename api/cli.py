@@ -6,6 +6,7 @@ harness eval [--gate] ...          the eval dataset through the graph, with repo
 harness docs [--check]             regenerate docs/ (OpenAPI, events.md, JSON Schemas, AsyncAPI)
 harness doctor --url URL           check a deployment from outside: negotiation, streaming through proxies, replay
 harness purge --older-than 30d     remove what finished before then (runs, events, checkpoints, interactions)
+harness rotate-key                 seal everything stored under HARNESS_ENCRYPTION_KEY (old keys, plain values)
 """
 
 from __future__ import annotations
@@ -78,6 +79,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     purge.add_argument("--batch", type=int, default=500, help="runs removed per step (default 500)")
 
+    rotate = commands.add_parser(
+        "rotate-key",
+        help="re-seal every stored value under HARNESS_ENCRYPTION_KEY: those under HARNESS_ENCRYPTION_OLD_KEYS, "
+        "and plain ones written before a key was set",
+    )
+    rotate.add_argument("--batch", type=int, default=500, help="rows re-sealed per transaction (default 500)")
+
     args = parser.parse_args(argv)
     try:
         if args.command == "serve":
@@ -92,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _doctor(args.url, timeout_s=args.timeout, heartbeat_wait_s=args.heartbeat_wait)
         if args.command == "purge":
             return asyncio.run(_purge(args.older_than, max(1, args.batch)))
+        if args.command == "rotate-key":
+            return asyncio.run(_rotate_key(max(1, args.batch)))
         return asyncio.run(_ask(args.question, args.session))
     except (ConfigError, StoreUnavailable) as exc:
         print(f"harness: {exc}", file=sys.stderr)
@@ -152,6 +162,36 @@ async def _purge(older_than_s: float, batch: int) -> int:
     print(f"  events        {forgotten.events}")
     print(f"  sessions      {forgotten.sessions}  (their checkpoints: none of their runs is left)")
     print(f"  interactions  {forgotten.interactions}")
+    return 0
+
+
+async def _rotate_key(batch: int) -> int:
+    """Everything the stores hold, under the current key; resumable (what is done already is skipped)."""
+    from agent.sealing import key_id
+    from agent.stores import open_stores
+    from agent.stores.reseal import reseal_agent_stores
+    from api.runs.reseal import reseal_run_stores
+    from api.runs.stores import open_run_stores
+    from api.settings import Settings
+
+    settings = Settings.from_env()
+    key = settings.agent.encryption_key
+    if key is None:
+        raise ConfigError(
+            "rotate-key seals under HARNESS_ENCRYPTION_KEY: set it to the new key, and the keys values may be "
+            "sealed under now in HARNESS_ENCRYPTION_OLD_KEYS"
+        )
+    async with open_stores(settings.agent, rotating=True) as stores:
+        async with open_run_stores(settings, stores) as (log, _):
+            await log.open(lambda run_id, seq: None, lambda run_id: None)  # its schema, and its key check
+            await log.close()
+        resealed = await reseal_agent_stores(settings.agent.data_dir, stores, batch)
+        for label, count in (await reseal_run_stores(settings, stores, batch)).items():
+            resealed[label] = resealed.get(label, 0) + count
+    print(f"re-sealed under the key with id {key_id(key).hex()}:")
+    for label, count in resealed.items():
+        print(f"  {label:<13} {count}")
+    print("every stored value is sealed under HARNESS_ENCRYPTION_KEY: HARNESS_ENCRYPTION_OLD_KEYS is no longer needed")
     return 0
 
 
