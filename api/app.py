@@ -14,8 +14,7 @@ from litestar.openapi import OpenAPIConfig
 from agent.clock import RandomIds, SystemClock
 from agent.runtime import open_agent
 from api.auth import ANONYMOUS, Principal
-from api.auth.authenticator import Authenticator
-from api.auth.middleware import bearer_authentication
+from api.auth.identity import Identity
 from api.errors import EXCEPTION_HANDLERS
 from api.openapi import TAGS, ContractJsonPlugin
 from api.routes.agui import ag_ui
@@ -71,9 +70,8 @@ def create_app(
             finally:
                 await runs.close()
 
-    middleware: list[Any] = []
-    if settings.auth.enabled:
-        middleware.append(bearer_authentication(Authenticator(settings.auth)))
+    identity = Identity(settings.auth) if settings.auth.enabled else None
+    middleware: list[Any] = [] if identity is None else [identity.middleware()]
     stores: dict[str, Any] = {}
     if settings.rate_limit_per_minute > 0:
         middleware.append(
@@ -110,9 +108,9 @@ def create_app(
             "principal": Provide(_principal, sync_to_thread=False),
         },
         signature_namespace={"RunRegistry": RunRegistry, "Principal": Principal},
-        state=State({"identity": settings.auth.enabled}),
+        state=State({"identity": settings.auth.enabled, "auth": identity}),
         stores=stores,
-        lifespan=[lifespan],
+        lifespan=[lifespan] if identity is None else [lifespan, identity.watching],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=middleware,
         request_max_body_size=settings.max_body_bytes,

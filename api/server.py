@@ -2,7 +2,9 @@
 
 uvicorn waits for open connections before it runs the lifespan shutdown, and an SSE stream of a run
 paused for a human would keep it waiting forever. On the first signal the registry ends every stream
-and fails every running run with ``server_shutdown``; then uvicorn's own shutdown proceeds.
+and fails every running run with ``server_shutdown``; then uvicorn's own shutdown proceeds. With identity
+on, SIGHUP re-reads the tokens file (and ends the streams of the tokens it no longer names) instead of
+stopping the process.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import signal
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -17,9 +20,10 @@ import uvicorn
 
 from agent.llm.local_autostart import local_model_served
 from agent.log_privacy import configured_secrets, install_log_redaction
+from agent.stores import check_stores_open
 from api.app import create_app
 from api.auth import identity_secrets
-from api.runs.stores import check_run_stores_open, check_stores
+from api.runs.stores import check_stores
 from api.settings import Settings
 
 if TYPE_CHECKING:
@@ -27,6 +31,8 @@ if TYPE_CHECKING:
     from types import FrameType
 
     from litestar import Litestar
+
+    from api.auth.identity import Identity
 
 __all__ = ("GracefulServer", "serve")
 
@@ -47,6 +53,9 @@ class GracefulServer(uvicorn.Server):
         parser = self.config.http_protocol_class.__name__.removesuffix("Protocol").lower()
         logger.info("serving on the %s event loop with the %s HTTP parser", loop, parser)
         await super().startup(sockets)  # the lifespan first: the agent, its graph and the stores are opened here
+        identity: Identity | None = self._app.state.get("auth")
+        if identity is not None:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, identity.reload, "SIGHUP")
         # What the process holds after start-up lives as long as it does: the collector need not walk it again.
         gc.freeze()
         gc.set_threshold(*_GC_THRESHOLDS)
@@ -71,7 +80,7 @@ def _serve(settings: Settings, *, host: str | None, port: int | None) -> int:
     # no log line carries a key, a token or personal data
     install_log_redaction([*configured_secrets(settings.agent), *identity_secrets(settings.auth)])
     asyncio.run(check_stores(settings))  # a store that is down is one clear line, not a traceback
-    asyncio.run(check_run_stores_open(settings))  # so is a key that does not fit the stores, or plain values with one
+    asyncio.run(check_stores_open(settings.agent))  # so is a key that does not fit the checkpoints
     app = create_app(settings)
     config = uvicorn.Config(
         app,
