@@ -20,10 +20,9 @@ import uvicorn
 
 from agent.llm.local_autostart import local_model_served
 from agent.log_privacy import configured_secrets, install_log_redaction
-from agent.stores import check_stores_open
 from api.app import create_app
 from api.auth import identity_secrets
-from api.runs.stores import check_stores
+from api.runs.stores import check_run_stores_open, check_stores
 from api.settings import Settings
 
 if TYPE_CHECKING:
@@ -80,7 +79,7 @@ def _serve(settings: Settings, *, host: str | None, port: int | None) -> int:
     # no log line carries a key, a token or personal data
     install_log_redaction([*configured_secrets(settings.agent), *identity_secrets(settings.auth)])
     asyncio.run(check_stores(settings))  # a store that is down is one clear line, not a traceback
-    asyncio.run(check_stores_open(settings.agent))  # so is a key that does not fit the checkpoints
+    asyncio.run(check_run_stores_open(settings))  # so is a key that does not fit the stores, or plain values with one
     app = create_app(settings)
     config = uvicorn.Config(
         app,
