@@ -4,7 +4,7 @@
 2. first token p50/p99 over 200 turns (and what the guardrail and retrieval cost on their own);
 3. 10,000 paused runs with an open stream each, heartbeat 15 s and 5 s (RSS, jitter, CPU);
 4. 1,000 streams of running runs on a silent model (CPU, RSS);
-5. replay of a finished 20,000-event run (embedded log, Redis);
+5. replay of a finished 20,000-event run (embedded log, Redis; each plain and sealed);
 6. a profile of the harness under the throughput load.
 
     .venv/bin/python -m bench                  # everything, 15-25 minutes; writes docs/benchmarks.md
@@ -25,6 +25,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from bench import docs
+from bench.replay import STORES
 from bench.system import pin_client, raise_open_files
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--heartbeats", type=float, nargs="+", help="heartbeat periods of the paused hold (s)")
     parser.add_argument("--silent-streams", type=int, help="streams of running runs on the silent model")
     parser.add_argument("--hold-s", type=float, help="the silent hold (s)")
-    parser.add_argument("--stores", nargs="+", choices=("embedded", "redis"), help="replay stores")
+    parser.add_argument("--stores", nargs="+", choices=STORES, help="replay stores (default: all)")
     return parser.parse_args(argv)
 
 
@@ -64,7 +65,7 @@ def sizes(args: argparse.Namespace) -> dict[str, Any]:
         "heartbeats": tuple(args.heartbeats or ((2.0,) if quick else (15.0, 5.0))),
         "silent_streams": args.silent_streams or (100 if quick else 1_000),
         "hold_s": args.hold_s or (5.0 if quick else 15.0),
-        "stores": tuple(args.stores or ("embedded", "redis")),
+        "stores": tuple(args.stores or STORES),
     }
 
 

@@ -57,6 +57,7 @@ class ServerOptions:
     heartbeat_s: float = 15.0
     replay_window: int = 10_000
     shared: SharedStoreUrls | None = None
+    sealed: bool = False
     cprofile: Path | None = None
 
     def argv(self, port: int, data_dir: Path) -> list[str]:
@@ -65,6 +66,8 @@ class ServerOptions:
         if self.shared is not None:
             args += ["--redis-url", self.shared.redis_url, "--database-url", self.shared.database_url]
             args += ["--redis-prefix", self.shared.redis_prefix]
+        if self.sealed:
+            args.append("--sealed")
         if self.cprofile is not None:
             args += ["--cprofile", str(self.cprofile)]
         return args
@@ -167,10 +170,16 @@ def build_app(args: argparse.Namespace) -> Any:
 
 def harness_app(args: argparse.Namespace, llm: Any) -> Any:
     from agent.config import AgentConfig, StubConfig
+    from agent.encryption import EncryptionKey
     from api.app import create_app
     from api.settings import Settings
 
-    agent = AgentConfig(data_dir=args.data_dir, stub=StubConfig(token_delay_ms=0), database_url=args.database_url)
+    agent = AgentConfig(
+        data_dir=args.data_dir,
+        stub=StubConfig(token_delay_ms=0),
+        database_url=args.database_url,
+        encryption_key=EncryptionKey(os.urandom(32)) if args.sealed else None,
+    )
     settings = Settings(
         heartbeat_s=args.heartbeat_s,
         rate_limit_per_minute=0,
@@ -234,6 +243,7 @@ def main() -> None:
     parser.add_argument("--redis-url")
     parser.add_argument("--database-url")
     parser.add_argument("--redis-prefix", default="harness")
+    parser.add_argument("--sealed", action="store_true", help="the harness seals what it stores, under a fresh key")
     parser.add_argument("--cprofile", type=Path, help="profile the whole process with cProfile into this file")
     serve(parser.parse_args())
 
