@@ -10,6 +10,7 @@ import msgspec
 from agent.evaluation.html import render_html
 from agent.evaluation.markdown import render_markdown
 from agent.evaluation.report import encode_report
+from agent.stores.private_files import private_directory, write_private
 
 if TYPE_CHECKING:
     from agent.evaluation.report import Report
@@ -24,9 +25,10 @@ class ReportFiles(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def write_reports(report: Report, out_dir: Path) -> ReportFiles:
-    out_dir.mkdir(parents=True, exist_ok=True)
+    """The reports quote the cases' conversations, so they are as private as the stores (0600 in a 0700 folder)."""
+    private_directory(out_dir)
     files = ReportFiles(json=out_dir / "report.json", markdown=out_dir / "report.md", html=out_dir / "report.html")
-    files.json.write_bytes(encode_report(report))
-    files.markdown.write_text(render_markdown(report), encoding="utf-8")
-    files.html.write_text(render_html(report), encoding="utf-8")
+    write_private(files.json, encode_report(report))
+    write_private(files.markdown, render_markdown(report).encode())
+    write_private(files.html, render_html(report).encode())
     return files

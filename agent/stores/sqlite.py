@@ -14,6 +14,7 @@ from agent.encryption import checkpoint_serde
 from agent.interactions import SqliteInteractionLog
 from agent.stores import AgentStores
 from agent.stores.key_check import check_key
+from agent.stores.private_files import private_sqlite_files
 from agent.stores.sqlite_key_check import SqliteKeyCheck
 
 if TYPE_CHECKING:
@@ -24,11 +25,13 @@ if TYPE_CHECKING:
 
 __all__ = ("open_sqlite_stores",)
 
+_FILES = ("ledger.sqlite", "interactions.sqlite", "checkpoints.sqlite")
+
 
 @asynccontextmanager
 async def open_sqlite_stores(data_dir: Path, sealer: Sealer | None = None) -> AsyncIterator[AgentStores]:
     """The stores in ``data_dir``; with ``sealer``, what they hold is sealed (and the key checked first)."""
-    await asyncio.to_thread(data_dir.mkdir, parents=True, exist_ok=True)
+    await asyncio.to_thread(private_sqlite_files, data_dir, *_FILES)
     ledger = SqliteLedger(data_dir / "ledger.sqlite")
     interactions = SqliteInteractionLog(data_dir / "interactions.sqlite", sealer)
     try:

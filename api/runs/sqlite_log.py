@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import msgspec
 
 from agent.stores.key_check import check_key
+from agent.stores.private_files import private_sqlite_file
 from agent.stores.scrub import scrub
 from agent.stores.sqlite_key_check import SqliteFileKeyCheck
 from api.exceptions import SessionNotFound
@@ -444,7 +445,7 @@ class SqliteEventLog:
     # --- the store thread from here on ---
 
     def _connect(self) -> None:
-        self._path.parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite_file(self._path)
         db = _connection(self._path)
         db.executescript(_SCHEMA)
         columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
