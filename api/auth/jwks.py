@@ -2,9 +2,10 @@
 
 A token names its key by ``kid``. Known keys come from memory. A key id the keys in memory lack makes the
 service fetch the set again, but never more than once at a time (every request that needs the set waits
-for the one fetch in flight), never sooner than ``REFRESH_EVERY_S`` after the last attempt, and never for a
-key id that the last successful fetch did not publish, for ``UNKNOWN_KID_S``: tokens with made-up key ids
-cannot turn the service into a load on the identity provider, nor queue its requests. The fetch is an
+for the one fetch in flight), never sooner than ``REFRESH_EVERY_S`` after the last attempt (a newly
+published key is taken within that time), and, for ``UNKNOWN_KID_S``, never for a key id that a fetch made
+for it did not find: tokens with made-up key ids cannot turn the service into a load on the identity
+provider, nor queue its requests. The fetch is an
 async HTTP request bounded by ``FETCH_TIMEOUT_S``, so a slow or dead provider holds no thread of the event
 loop's pool and no request longer than that. When the provider cannot be reached the keys already known
 stay in use; a key id nobody can vouch for then is a ``503``, not a ``401``.
@@ -26,7 +27,7 @@ import jwt
 
 from api.exceptions import ServiceUnavailable, TokenRejected
 
-__all__ = ("FETCH_TIMEOUT_S", "REFRESH_EVERY_S", "UNKNOWN_KID_S", "JwksKeys")
+__all__ = ("FETCH_TIMEOUT_S", "KEYS_LIFESPAN_S", "REFRESH_EVERY_S", "UNKNOWN_KID_S", "JwksKeys")
 
 logger = logging.getLogger(__name__)
 
