@@ -17,6 +17,7 @@ from api.auth import ANONYMOUS, Principal
 from api.auth.identity import Identity
 from api.errors import EXCEPTION_HANDLERS
 from api.openapi import TAGS, ContractJsonPlugin
+from api.request_checks import body_checks, cors_response_headers, site_checks
 from api.routes.agui import ag_ui
 from api.routes.approvals import list_approvals
 from api.routes.health import healthz
@@ -71,7 +72,10 @@ def create_app(
                 await runs.close()
 
     identity = Identity(settings.auth) if settings.auth.enabled else None
-    middleware: list[Any] = [] if identity is None else [identity.middleware()]
+    middleware: list[Any] = site_checks(settings)
+    if identity is not None:
+        middleware.append(identity.middleware())
+    middleware += body_checks()
     stores: dict[str, Any] = {}
     if settings.rate_limit_per_minute > 0:
         middleware.append(
@@ -113,6 +117,7 @@ def create_app(
         lifespan=[lifespan] if identity is None else [lifespan, identity.watching],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=middleware,
+        before_send=cors_response_headers(settings),
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="Agent Harness API",

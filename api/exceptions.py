@@ -4,7 +4,8 @@ ApiError
 ├── TokenRejected (401)          token_missing, token_expired, …: no principal (see api/auth)
 ├── Forbidden (403)
 │   ├── NotAnApprover           not_an_approver: deciding needs HARNESS_APPROVER_ROLE
-│   └── NotTheOwner             not_the_owner: only the run's owner may do this
+│   ├── NotTheOwner             not_the_owner: only the run's owner may do this
+│   └── OriginNotAllowed        origin_not_allowed: a state-changing request from a page of a foreign origin
 ├── NotFound (404)
 │   ├── RunNotFound             run_not_found: unknown run, or one of another session or subject
 │   ├── SessionNotFound         session_not_found: a session of another subject
@@ -14,7 +15,10 @@ ApiError
 │   ├── RunNotPaused            run_not_paused: resume of a run that is not waiting (decided already)
 │   ├── RunFinished             run_finished: cancel of a run that has ended
 │   └── RunCancelled            run_cancelled: the JSON caller's run was cancelled meanwhile
+├── UnsupportedMediaType (415)   unsupported_media_type: a JSON route's body sent as anything but JSON
+├── HostNotAllowed (421)         host_not_allowed: a Host header outside HARNESS_ALLOWED_HOSTS (DNS rebinding)
 ├── InvalidCursor (422)          invalid_cursor: a Last-Event-ID or ?after= the run cannot have
+├── BodyTooDeep (422)            body_too_deep: a JSON body nested deeper than the parser is allowed to go
 ├── SessionIdRefused (422)       session_id_refused: a session id shaped like a card number, national id,
 │                               bank account or key (never stored, never repeated)
 ├── TooManyStreams (429)         too_many_streams: the subject holds its quota of open event streams
@@ -29,13 +33,16 @@ from typing import ClassVar
 __all__ = (
     "ApiError",
     "ApprovalNotFound",
+    "BodyTooDeep",
     "Conflict",
     "DocumentNotFound",
     "Forbidden",
+    "HostNotAllowed",
     "InvalidCursor",
     "NotAnApprover",
     "NotFound",
     "NotTheOwner",
+    "OriginNotAllowed",
     "RunCancelled",
     "RunFinished",
     "RunNotFound",
@@ -47,6 +54,7 @@ __all__ = (
     "TokenRejected",
     "TooManyStreams",
     "TurnFailed",
+    "UnsupportedMediaType",
 )
 
 
@@ -91,6 +99,14 @@ class NotAnApprover(Forbidden):
 class NotTheOwner(Forbidden):
     code = "not_the_owner"
     title = "Not the owner"
+
+
+class OriginNotAllowed(Forbidden):
+    """A browser sent a state-changing request for a page of another origin: the cross-site request forgery
+    that a CORS "simple" request (no preflight) allows. Clients that are not browsers send no ``Origin``."""
+
+    code = "origin_not_allowed"
+    title = "Origin not allowed"
 
 
 class NotFound(ApiError):
@@ -141,10 +157,36 @@ class RunCancelled(Conflict):
     title = "Run cancelled"
 
 
+class UnsupportedMediaType(ApiError):
+    """A JSON route's body in another media type: ``text/plain`` and the form types are what a page of any
+    origin may send without a preflight, so they are refused rather than parsed as JSON anyway."""
+
+    status_code = 415
+    code = "unsupported_media_type"
+    title = "Unsupported media type"
+
+
+class HostNotAllowed(ApiError):
+    """A ``Host`` this service does not answer for: what a DNS-rebinding page sends (its own name, resolved to
+    this service's address). 421 Misdirected Request says exactly that: not a server for this authority."""
+
+    status_code = 421
+    code = "host_not_allowed"
+    title = "Host not allowed"
+
+
 class InvalidCursor(ApiError):
     status_code = 422
     code = "invalid_cursor"
     title = "Invalid event cursor"
+
+
+class BodyTooDeep(ApiError):
+    """A JSON body nested deeper than ``MAX_JSON_DEPTH``: parsing it would exhaust the parser's recursion."""
+
+    status_code = 422
+    code = "body_too_deep"
+    title = "Request body nested too deeply"
 
 
 class SessionIdRefused(ApiError):

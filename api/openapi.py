@@ -38,6 +38,7 @@ from api.openapi_examples import (
     PROBLEM_EXAMPLES,
     RESUME_REQUEST_EXAMPLES,
 )
+from api.request_checks.cross_origin import STATE_CHANGING_METHODS
 from contracts import (
     ID_PATTERN,
     PROBLEM_MEDIA_TYPE,
@@ -61,6 +62,7 @@ __all__ = (
     "ENDED_STREAM_RESPONSE",
     "LAST_EVENT_ID_PATTERN",
     "RUN_ID_HEADER",
+    "RUN_ID_PATTERN",
     "SESSION_ID_HEADER",
     "SESSION_ID_PATTERN",
     "TAGS",
@@ -75,7 +77,7 @@ __all__ = (
     "verbatim_examples",
 )
 
-SESSION_ID_PATTERN = ID_PATTERN
+SESSION_ID_PATTERN = RUN_ID_PATTERN = ID_PATTERN
 LAST_EVENT_ID_PATTERN = ID_PATTERN.removesuffix("$") + ":[0-9]{1,12}$"
 RUN_ID_HEADER = "Run-Id"
 SESSION_ID_HEADER = "Session-Id"
@@ -108,6 +110,10 @@ _CONTRACT_TYPES: tuple[Any, ...] = (
     Health,
     AgUiRunInput,
 )
+_FOREIGN_ORIGIN = (
+    "a browser page of another origin sent it; only the service's own pages and the origins listed in "
+    "HARNESS_CORS_ORIGINS may change anything"
+)
 _PROBLEMS = {
     401: (
         "Identity is on and the request has no valid bearer token; `code` says why (`token_missing`, "
@@ -115,14 +121,19 @@ _PROBLEMS = {
         "`token_audience_invalid`, `token_issuer_invalid`, `token_subject_missing`)"
     ),
     403: (
-        "The caller may see the run but not do this: `not_an_approver` (deciding needs HARNESS_APPROVER_ROLE), "
-        "`not_the_owner` (only the run's owner cancels it)"
+        "The caller may not do this: `not_an_approver` (deciding needs HARNESS_APPROVER_ROLE), `not_the_owner` "
+        f"(only the run's owner cancels it), `origin_not_allowed` ({_FOREIGN_ORIGIN})"
     ),
     404: "Unknown run (or one of another session or subject), session of another subject, approval or document",
     409: (
         "Conflict: the session has a run in progress (or is being erased), or the run is not waiting for this decision"
     ),
     413: "Request body too large",
+    415: "The body is not JSON: send it as `Content-Type: application/json` (`unsupported_media_type`)",
+    421: (
+        "The `Host` header names a host this service does not answer for (`host_not_allowed`): a DNS-rebinding "
+        "page, or a name missing from HARNESS_ALLOWED_HOSTS"
+    ),
     422: "Invalid request: every failing field is listed in `errors`",
     429: (
         "Rate limited (turns per minute per subject, or per address with identity off) or too many open event "
@@ -299,11 +310,12 @@ def finalize(document: dict[str, Any], *, identity: bool) -> dict[str, Any]:
     """Litestar's document with the contract's schemas, without the 400 this API never answers, and, when
     ``identity`` is on, the bearer scheme required by every operation but the public ones."""
     for path_item in document.get("paths", {}).values():
-        for operation in path_item.values():
+        for method, operation in path_item.items():
             for parameter in operation.get("parameters", []):
                 parameter["schema"] = _never_null(parameter["schema"])
             responses = operation.get("responses", {})
             responses.pop("400", None)
+            _add_request_check_problems(method, operation)
             if "429" in responses:
                 responses["429"]["headers"] = {"Retry-After": _header("Seconds to wait before retrying.", "integer")}
             if "401" in responses:
@@ -315,6 +327,33 @@ def finalize(document: dict[str, Any], *, identity: bool) -> dict[str, Any]:
     if identity:
         components["securitySchemes"] = {"bearer": BEARER_SCHEME}
     return document
+
+
+def _add_request_check_problems(method: str, operation: dict[str, Any]) -> None:
+    """The answers of api/request_checks, which run before any route: a foreign ``Host`` on any operation, a
+    body that is not JSON on those that take one, a foreign ``Origin`` on those that change something."""
+    responses = operation.setdefault("responses", {})
+    responses["421"] = _problem_response(421)
+    if "requestBody" in operation:
+        responses["415"] = _problem_response(415)
+    if method.upper() in STATE_CHANGING_METHODS and "403" not in responses:
+        responses["403"] = _problem_response(403, f"`origin_not_allowed`: {_FOREIGN_ORIGIN}", code="origin_not_allowed")
+    operation["responses"] = dict(sorted(responses.items()))
+
+
+def _problem_response(status: int, description: str | None = None, *, code: str | None = None) -> Any:
+    """A problem+json response as ``problem_responses`` has Litestar render it (its examples: those of ``code``)."""
+    chosen = [
+        (name, value) for name, value in PROBLEM_EXAMPLES.get(status, {}).items() if code in (None, value["code"])
+    ]
+    examples = {
+        f"problem-example-{number}": {"summary": name, "value": value}
+        for number, (name, value) in enumerate(chosen, start=1)
+    }
+    media: dict[str, Any] = {"schema": schema_ref(Problem.__name__).to_schema()}
+    if examples:
+        media["examples"] = examples
+    return {"description": description or _PROBLEMS[status], "content": {PROBLEM_MEDIA_TYPE: media}}
 
 
 def _header(description: str, kind: str = "string") -> dict[str, Any]:

@@ -144,7 +144,14 @@ PROBLEM_EXAMPLES: dict[int, dict[str, Any]] = {
     403: {
         "not an approver": _problem(
             403, "not_an_approver", "Not an approver", "Only subjects with the role 'approver' decide approvals."
-        )
+        ),
+        "page of another origin": _problem(
+            403,
+            "origin_not_allowed",
+            "Origin not allowed",
+            "A page of the origin 'https://elsewhere.example' may not POST here: only the service's own pages and "
+            "the origins its operator lists in HARNESS_CORS_ORIGINS may.",
+        ),
     },
     404: {"unknown run": _problem(404, "run_not_found", "Run not found", f"There is no run {_RUN}.")},
     409: {
@@ -154,6 +161,23 @@ PROBLEM_EXAMPLES: dict[int, dict[str, Any]] = {
             "Session busy",
             f"Session {_SESSION} has run {_RUN} waiting; wait for it, decide it or cancel it.",
             run_id=_RUN,
+        )
+    },
+    415: {
+        "not JSON": _problem(
+            415,
+            "unsupported_media_type",
+            "Unsupported media type",
+            "POST /chat takes a JSON body: send it as `Content-Type: application/json` (this one was 'text/plain').",
+        )
+    },
+    421: {
+        "foreign host": _problem(
+            421,
+            "host_not_allowed",
+            "Host not allowed",
+            "This service does not answer for the host 'rebound.example'. Its operator lists the names clients use "
+            "in HARNESS_ALLOWED_HOSTS; behind a reverse proxy, the proxy must pass the public Host on.",
         )
     },
     422: {

@@ -80,7 +80,7 @@ def _serve(settings: Settings, *, host: str | None, port: int | None) -> int:
     install_log_redaction([*configured_secrets(settings.agent), *identity_secrets(settings.auth)])
     asyncio.run(check_stores(settings))  # a store that is down is one clear line, not a traceback
     asyncio.run(check_run_stores_open(settings))  # so is a key that does not fit the stores, or plain values with one
-    app = create_app(settings)
+    app = create_app(msgspec.structs.replace(settings, host=host or settings.host))  # its own name is allowed
     config = uvicorn.Config(
         app,
         host=host or settings.host,

@@ -10,6 +10,8 @@ import msgspec
 
 from agent.config import AgentConfig, ConfigError, read_float, read_optional_int, redact_url
 from api.auth.config import AuthConfig
+from api.request_checks.allowed_hosts import default_allowed_hosts, parse_allowed_hosts
+from api.request_checks.cross_origin import parse_cors_origins
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -22,6 +24,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Where ``harness serve`` listens (``HARNESS_HOST``)."""
     port: int = 8000
     """``HARNESS_PORT``."""
+    allowed_hosts: tuple[str, ...] | None = None
+    """The names a request's ``Host`` may give (any port); others get 421, which stops DNS rebinding
+    (``HARNESS_ALLOWED_HOSTS``: host names or IP addresses, ``*.example.com`` for subdomains, ``*`` for any).
+    ``None``: the loopback names and ``host`` unless it is a wildcard address (see ``hosts_allowed``)."""
+    cors_origins: tuple[str, ...] = ()
+    """Origins (``https://app.example.com``) whose pages may call the API: CORS headers for them, and their
+    state-changing requests are not refused as cross-site (``HARNESS_CORS_ORIGINS``). Empty: same-origin only."""
     heartbeat_s: float = 15.0
     """SSE heartbeat period during silence (``HARNESS_HEARTBEAT_S``)."""
     disconnect_grace_s: float = 10.0
@@ -56,6 +65,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     agent: AgentConfig = msgspec.field(default_factory=AgentConfig)
 
     @property
+    def hosts_allowed(self) -> tuple[str, ...]:
+        """``allowed_hosts``, or by default ``localhost``, ``127.0.0.1``, ``::1`` and the bind address."""
+        return default_allowed_hosts(self.host) if self.allowed_hosts is None else self.allowed_hosts
+
+    @property
     def shared(self) -> bool:
         """Whether the stores are the shared Redis and PostgreSQL ones (else embedded SQLite)."""
         return self.redis_url is not None
@@ -88,9 +102,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise ConfigError("HARNESS_RETENTION_DAYS must be a finite number of days")
         purge_interval_s = _seconds_over_zero(env, "HARNESS_PURGE_INTERVAL_S", 3600.0)
         purge_batch = _at_least_one(env, "HARNESS_PURGE_BATCH")
+        allowed_hosts = env.get("HARNESS_ALLOWED_HOSTS", "").strip()
         return cls(
             host=env.get("HARNESS_HOST", "127.0.0.1"),
             port=8000 if port is None else port,
+            allowed_hosts=parse_allowed_hosts(allowed_hosts) if allowed_hosts else None,
+            cors_origins=parse_cors_origins(env.get("HARNESS_CORS_ORIGINS", "")),
             heartbeat_s=heartbeat_s,
             disconnect_grace_s=read_float(env, "HARNESS_DISCONNECT_GRACE_S", 10.0),
             retry_ms=read_optional_int(env, "HARNESS_SSE_RETRY_MS") or 2000,

@@ -8,8 +8,14 @@ import msgspec
 
 __all__ = ("ID_PATTERN", "RunId", "SessionId")
 
-ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
-"""What a run or session id may be: 1-64 of ``[A-Za-z0-9_-]``, not starting with ``_`` or ``-``."""
+ID_PATTERN = r"^(?!.*\n)[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
+r"""What a run or session id may be: 1-64 of ``[A-Za-z0-9_-]``, not starting with ``_`` or ``-``.
+
+The pattern is read by two engines: msgspec validates with Python's ``re.search``, whose ``$`` also matches
+before a final newline, and the OpenAPI document and JSON schemas publish it as an ECMA-262 regex, where
+``\Z`` does not exist. The lookahead (no newline anywhere) makes both read it as a full match, and so does
+every pattern made from this one by replacing its ``$``.
+"""
 
 SessionId = Annotated[
     str,

@@ -74,6 +74,7 @@ def local_model() -> Iterator[LocalModelServer]:
 def settings(tmp_path: Path, stores: SharedStores | None) -> Settings:
     """Fast, deterministic defaults on a fresh data directory, or fresh shared stores."""
     return Settings(
+        allowed_hosts=("testserver.local", "127.0.0.1"),  # the in-process client's host, and a real uvicorn's
         heartbeat_s=15.0,
         disconnect_grace_s=10.0,
         rate_limit_per_minute=0,

@@ -46,7 +46,10 @@ async def sample_frames() -> dict[str, list[bytes]]:
 def _client(data_dir: Path, *, fail_after_tokens: int | None = None, replay_window: int = 10_000) -> AsyncTestClient:  # type: ignore[type-arg]
     stub = StubConfig(token_delay_ms=0, fail_after_tokens=fail_after_tokens)
     settings = Settings(
-        rate_limit_per_minute=0, replay_window=replay_window, agent=AgentConfig(data_dir=data_dir, stub=stub)
+        allowed_hosts=("testserver.local",),  # the in-process client's host
+        rate_limit_per_minute=0,
+        replay_window=replay_window,
+        agent=AgentConfig(data_dir=data_dir, stub=stub),
     )
     return AsyncTestClient(create_app(settings, clock=SteppingClock(), ids=SequentialIds()))
 

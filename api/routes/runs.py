@@ -6,13 +6,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from litestar import Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import FromPath, HeaderParameter, QueryParameter
+from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
 from api.auth import Principal
 from api.exceptions import InvalidCursor
 from api.openapi import (
     ENDED_STREAM_RESPONSE,
     LAST_EVENT_ID_PATTERN,
+    RUN_ID_PATTERN,
     SESSION_ID_PATTERN,
     EventStreamOperation,
     RunOperation,
@@ -32,6 +33,9 @@ __all__ = ("cancel_run", "get_run", "run_events")
 _NO_RUN_GETS_THIS_FAR = 10**12
 """Cursors beyond every seq mean the same; larger ones are held here, below what any store can compare."""
 
+RunIdPath = Annotated[
+    str, PathParameter(pattern=RUN_ID_PATTERN, description="The run (`run_id` of the turn's response).")
+]
 SessionQuery = Annotated[
     SessionId | None,
     QueryParameter(
@@ -51,7 +55,7 @@ SessionQuery = Annotated[
     responses=problem_responses(401, 404, 422),
 )
 async def get_run(
-    run_id: FromPath[str],
+    run_id: RunIdPath,
     runs: NamedDependency[RunRegistry],
     principal: NamedDependency[Principal],
     session_id: SessionQuery = None,
@@ -69,7 +73,7 @@ async def get_run(
     responses={204: ENDED_STREAM_RESPONSE, **problem_responses(401, 404, 422, 429)},
 )
 async def run_events(
-    run_id: FromPath[str],
+    run_id: RunIdPath,
     runs: NamedDependency[RunRegistry],
     principal: NamedDependency[Principal],
     *,
@@ -108,7 +112,7 @@ async def run_events(
     responses=problem_responses(401, 403, 404, 409, 422),
 )
 async def cancel_run(
-    run_id: FromPath[str],
+    run_id: RunIdPath,
     runs: NamedDependency[RunRegistry],
     principal: NamedDependency[Principal],
     session_id: SessionQuery = None,

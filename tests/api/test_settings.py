@@ -53,3 +53,44 @@ def test_the_environment_is_read() -> None:
 def test_a_bad_value_names_its_variable(name: str, value: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         Settings.from_env({name: value})
+
+
+def test_the_allowed_hosts_default_to_the_loopback_names_and_the_bind_address() -> None:
+    assert Settings.from_env({}).hosts_allowed == ("localhost", "127.0.0.1", "::1")
+    assert Settings.from_env({"HARNESS_HOST": "10.0.0.5"}).hosts_allowed == (
+        "localhost",
+        "127.0.0.1",
+        "::1",
+        "10.0.0.5",
+    )
+    assert Settings.from_env({"HARNESS_HOST": "0.0.0.0"}).hosts_allowed == ("localhost", "127.0.0.1", "::1")
+    assert Settings.from_env({"HARNESS_ALLOWED_HOSTS": " "}).hosts_allowed == ("localhost", "127.0.0.1", "::1")
+
+
+def test_listed_hosts_and_origins_replace_the_defaults() -> None:
+    settings = Settings.from_env(
+        {
+            "HARNESS_HOST": "0.0.0.0",
+            "HARNESS_ALLOWED_HOSTS": "harness.example.com, *.harness.example.com",
+            "HARNESS_CORS_ORIGINS": "https://App.example.com:443, http://localhost:5173",
+        }
+    )
+    assert settings.hosts_allowed == ("harness.example.com", "*.harness.example.com")
+    assert settings.cors_origins == ("https://app.example.com", "http://localhost:5173")
+    assert Settings.from_env({}).cors_origins == ()
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("HARNESS_ALLOWED_HOSTS", "https://harness.example.com"),
+        ("HARNESS_ALLOWED_HOSTS", "harness.example.com:8443"),
+        ("HARNESS_CORS_ORIGINS", "*"),
+        ("HARNESS_CORS_ORIGINS", "app.example.com"),
+        ("HARNESS_CORS_ORIGINS", "https://app.example.com/"),
+        ("HARNESS_CORS_ORIGINS", "https://*.example.com"),
+    ],
+)
+def test_a_host_or_origin_that_is_not_one_stops_the_start(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        Settings.from_env({name: value})

@@ -1,31 +1,42 @@
-"""Issue 24, finding 6 (its intake parts): what the service writes to disk is its own.
+"""Issue 24, finding 6 (its intake parts): what a client sends is taken exactly or refused cleanly, and what the
+service writes to disk is its own.
 
-Over a real uvicorn: a fresh data directory is 0700 and every file in it 0600, and an existing looser one is
-tightened.
+Over a real uvicorn: an id with a trailing newline (which ``$`` let through, and which then broke the
+``Session-Id`` header) is a 422 wherever an id is taken and nothing is stored; a deeply nested JSON body
+under the size limit is a 4xx problem with no traceback in the log (it was a ``RecursionError`` and a 500);
+a fresh data directory is 0700 and every file in it 0600, and an existing looser one is tightened.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
+import re
 import sqlite3
 import stat
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import httpx
+import jsonschema_rs
 import pytest
 
 from agent.config import AgentConfig, StubConfig
 from agent.evaluation.writer import write_reports
+from api.openapi import LAST_EVENT_ID_PATTERN
 from api.settings import Settings
+from contracts import ID_PATTERN, INTERRUPT_ID_PATTERN, PROBLEM_MEDIA_TYPE
 from tests.agent.evaluation.test_reports import sample_report
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
-    from pathlib import Path
 
     from tests.e2e.conftest import LiveServer
+
+QUESTION = "How do I reset my password?"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 @pytest.fixture
@@ -56,7 +67,7 @@ class Records(logging.Handler):
 @contextlib.contextmanager
 def logged(name: str = "") -> Iterator[list[logging.LogRecord]]:
     """What ``name`` (the root: every logger) logs meanwhile. Not caplog: Litestar's start replaces the root's
-    handlers, pytest's among them, so loggers are listened to directly."""
+    handlers, pytest's among them, so loggers are listened to directly, and the root once the server is up."""
     handler = Records()
     logger = logging.getLogger(name)
     logger.addHandler(handler)
@@ -66,8 +77,103 @@ def logged(name: str = "") -> Iterator[list[logging.LogRecord]]:
         logger.removeHandler(handler)
 
 
+def runs_stored(settings: Settings) -> int:
+    with contextlib.closing(sqlite3.connect(settings.agent.data_dir / "events.sqlite")) as db:
+        count: int = db.execute("SELECT count(*) FROM runs").fetchone()[0]
+    return count
+
+
+def assert_problem(response: httpx.Response, status: int, code: str | None = None) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == PROBLEM_MEDIA_TYPE
+    problem: dict[str, Any] = response.json()
+    if code is not None:
+        assert problem["code"] == code
+    return problem
+
+
 def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
+
+
+async def test_an_id_with_a_trailing_newline_is_422_wherever_an_id_is_taken_and_nothing_is_stored(
+    serve: Callable[..., LiveServer],
+    local: Settings,
+) -> None:
+    server = serve(local)
+    async with httpx.AsyncClient(base_url=server.url) as client:
+        turn = await client.post("/chat", json={"message": QUESTION, "session_id": "s-newline\n"})
+        assert assert_problem(turn, 422, "validation_failed")["errors"][0]["path"] == "$.session_id"
+        ag_ui = {
+            "threadId": "t-newline\n",
+            "runId": "r1",
+            "messages": [{"id": "m", "role": "user", "content": QUESTION}],
+        }
+        assert_problem(await client.post("/ag-ui", json=ag_ui), 422, "validation_failed")
+        assert runs_stored(local) == 0
+
+        answered = (await client.post("/chat", json={"message": QUESTION, "session_id": "s-ok"})).json()
+        run_id = answered["run_id"]
+        resume = {"run_id": f"{run_id}\n", "approval_id": "a1", "decision": "approve"}
+        assert_problem(await client.post("/chat/resume", json=resume), 422, "validation_failed")
+        for path in (f"/runs/{run_id}%0A", f"/runs/{run_id}%0A/events", f"/runs/{run_id}?session_id=s-ok%0A"):
+            assert_problem(await client.get(path), 422, "validation_failed")
+        assert_problem(await client.post(f"/runs/{run_id}%0A/cancel"), 422, "validation_failed")
+        assert_problem(await client.delete("/sessions/s-ok%0A"), 422, "validation_failed")
+        assert (await client.get(f"/runs/{run_id}", params={"session_id": "s-ok"})).status_code == 200
+        assert runs_stored(local) == 1
+
+
+@pytest.mark.parametrize("pattern", [ID_PATTERN, LAST_EVENT_ID_PATTERN, INTERRUPT_ID_PATTERN])
+def test_every_published_id_pattern_is_a_full_match_in_python_and_in_ecma_262(pattern: str) -> None:
+    valid = "r_0c1d2e3f" if pattern == ID_PATTERN else "r_0c1d2e3f:42"
+    ecma = jsonschema_rs.validator_for({"type": "string", "pattern": pattern})
+    for text, expected in ((valid, True), (f"{valid}\n", False), (f"\n{valid}", False), (f"{valid}\n\n", False)):
+        assert bool(re.search(pattern, text)) is expected, repr(text)
+        assert ecma.is_valid(text) is expected, repr(text)
+    assert pattern in published_patterns(json.loads((DOCS / "openapi.json").read_bytes()))
+
+
+def published_patterns(node: object) -> set[str]:
+    if isinstance(node, dict):
+        own = {node["pattern"]} if isinstance(node.get("pattern"), str) else set()
+        return own.union(*(published_patterns(value) for value in node.values()))
+    if isinstance(node, list):
+        return set().union(*(published_patterns(value) for value in node))
+    return set()
+
+
+DEEP = b"[" * 30_000 + b"]" * 30_000
+"""60 KB, under the body limit: ten thousand levels more than the parser's recursion can take."""
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/chat", b"DEEP"),
+        ("/chat", b'{"message": "Hi", "x": DEEP}'),
+        ("/ag-ui", b'{"threadId": "t", "runId": "r", "messages": [], "forwardedProps": DEEP}'),
+        ("/chat/resume", b'{"run_id": "r", "approval_id": "a", "decision": "approve", "comment": DEEP}'),
+    ],
+    ids=["the body", "an unknown field", "ag-ui forwardedProps", "a decision's comment"],
+)
+async def test_a_deeply_nested_body_is_a_problem_and_leaves_no_traceback(
+    serve: Callable[..., LiveServer],
+    local: Settings,
+    path: str,
+    body: bytes,
+) -> None:
+    server = serve(local)
+    with logged() as records:
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            response = await client.post(
+                path, content=body.replace(b"DEEP", DEEP), headers={"Content-Type": "application/json"}
+            )
+        logging.getLogger("api.errors").warning("still listening")  # where the 500's traceback was logged
+    assert_problem(response, 422, "body_too_deep")
+    assert "still listening" in [record.getMessage() for record in records]
+    assert not [record.getMessage() for record in records if record.exc_info or record.levelno >= logging.ERROR]
+    assert runs_stored(local) == 0
 
 
 async def test_a_fresh_data_directory_and_every_file_in_it_are_private(

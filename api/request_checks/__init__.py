@@ -1,0 +1,44 @@
+"""Checks every request passes before a route reads it: who it is addressed to, which page sent it, its body.
+
+In the order they run: the ``Host`` check (``HARNESS_ALLOWED_HOSTS``, 421) and the cross-origin check (a
+foreign ``Origin`` may not change anything, 403; a listed one's preflight is answered) come before identity,
+so a browser's preflight, which never carries a token, is answered; the JSON body check (415 for another media
+type, 422 for a body nested too deep) comes after identity and before the rate limit, so a refused body
+costs no turn. ``HARNESS_CORS_ORIGINS`` adds the CORS headers to every answer to a listed origin.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from litestar.middleware import DefineMiddleware
+
+from api.request_checks.allowed_hosts import AllowedHosts, HostCheck
+from api.request_checks.cross_origin import CorsHeaders, CrossOriginCheck, cors_config
+from api.request_checks.json_bodies import JsonBodyCheck
+
+if TYPE_CHECKING:
+    from litestar.types import BeforeMessageSendHookHandler
+
+    from api.settings import Settings
+
+__all__ = ("body_checks", "cors_response_headers", "site_checks")
+
+
+def site_checks(settings: Settings) -> list[DefineMiddleware]:
+    """The middleware that runs before identity: the ``Host``, then the ``Origin``."""
+    return [
+        DefineMiddleware(HostCheck, hosts=AllowedHosts(settings.hosts_allowed)),
+        DefineMiddleware(CrossOriginCheck, cors=cors_config(settings.cors_origins)),
+    ]
+
+
+def body_checks() -> list[DefineMiddleware]:
+    """The middleware that runs after identity: the body of a route that reads one."""
+    return [DefineMiddleware(JsonBodyCheck)]
+
+
+def cors_response_headers(settings: Settings) -> list[BeforeMessageSendHookHandler]:
+    """The before-send hooks adding CORS headers for the listed origins (none when none are listed)."""
+    cors = cors_config(settings.cors_origins)
+    return [] if cors is None else [CorsHeaders(cors)]

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from api.request_checks.json_depth import MAX_JSON_DEPTH, nests_deeper_than
+
+TRICKY_TEXT = st.text(alphabet='[]{}"\\ abc\n\u2028', max_size=8)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | TRICKY_TEXT,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(TRICKY_TEXT, children, max_size=3),
+    max_leaves=40,
+)
+
+
+def depth(value: Any) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    return 0
+
+
+def nested(levels: int, inner: Any = None) -> Any:
+    for level in range(levels):
+        inner = [inner] if level % 2 else {"k[": inner}
+    return inner
+
+
+@settings(max_examples=400)
+@given(JSON_VALUES, st.integers(min_value=0, max_value=6), st.booleans())
+def test_the_scan_measures_what_a_parser_nests(value: Any, limit: int, ascii_only: bool) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only).encode()
+    assert nests_deeper_than(text, limit) is (depth(value) > limit)
+
+
+@given(st.integers(min_value=MAX_JSON_DEPTH - 3, max_value=MAX_JSON_DEPTH + 3))
+def test_the_limit_is_exact(levels: int) -> None:
+    text = json.dumps(nested(levels, "]]]]}}}}")).encode()
+    assert nests_deeper_than(text, MAX_JSON_DEPTH) is (levels > MAX_JSON_DEPTH)
+
+
+def test_brackets_in_strings_are_text_and_an_unterminated_string_runs_to_the_end() -> None:
+    assert not nests_deeper_than(json.dumps({"message": "[" * 5000}).encode(), 2)
+    assert not nests_deeper_than(b'["' + b"[" * 5000, 2)  # a parser reads the rest as a string, then fails
+    assert nests_deeper_than(b"[" * 5000 + b'"', 2)  # the brackets come first: a parser would recurse into them
+
+
+def test_any_bytes_are_scanned_in_one_pass() -> None:
+    for text in (b'"' + b'\\"' * 30_000, b"\\" * 60_000, b'"\\', b"\xff\xfe[[[", b"]" * 60_000):
+        nests_deeper_than(text, MAX_JSON_DEPTH)
