@@ -146,11 +146,6 @@ class Sealer:
         """Whether ``value`` is sealed under one of the configured keys (its tag unchecked)."""
         return value[:2] == MAGIC and value[_KEY_ID] in self._by_id
 
-    @property
-    def current_prefix(self) -> bytes:
-        """The header every value sealed under the current key starts with (for a store's own queries)."""
-        return self._prefix
-
 
 def sealer_for(config: AgentConfig, *, rotating: bool = False) -> Sealer | None:
     """The stores' sealer: None without ``HARNESS_ENCRYPTION_KEY``, and then nothing is sealed."""

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = (
     "EVERYTHING_SEALED",
-    "KEY_CHECK_VALUE",
     "RECORD_TYPE",
     "EncryptionKeyError",
     "KeyCheckStore",
@@ -41,8 +40,6 @@ __all__ = (
     "sealed_record",
 )
 
-KEY_CHECK_VALUE = "agent-harness checkpoint key check"
-"""What the record of earlier versions sealed (LangGraph's cipher): it proves the checkpoints' key only."""
 EVERYTHING_SEALED = b"agent-harness key check: every value sealed"
 """What the record seals now."""
 RECORD_TYPE = "sealed"
@@ -144,7 +141,7 @@ def _opens(sealer: Sealer, value: tuple[str, bytes]) -> bool:
 
 def _proves_everything_sealed(sealer: Sealer, record: tuple[str, bytes]) -> bool:
     if record[0] != RECORD_TYPE:
-        return False  # a record of an earlier version: the checkpoints' key, nothing more
+        return False  # a record of an earlier version (LangGraph's cipher): the checkpoints' key, nothing more
     try:
         return sealer.unseal(record[1], _WHERE) == EVERYTHING_SEALED
     except SealError:

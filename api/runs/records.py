@@ -23,7 +23,6 @@ __all__ = (
     "EncodedRecord",
     "RunRecord",
     "StoredEvent",
-    "decode_record",
     "open_record",
     "trim_point",
     "where_batch",
@@ -90,10 +89,6 @@ class EncodedRecord(msgspec.Struct, frozen=True):
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(RunRecord).decode
-
-
-def decode_record(data: bytes) -> RunRecord:
-    return _decode(data)
 
 
 def open_record(sealer: Sealer | None, run_id: str, data: bytes) -> RunRecord:
