@@ -40,7 +40,8 @@ TOKEN = "generated-clients-token-of-alice"
 def service_url(serve: Callable[..., LiveServer], settings: Settings, tmp_path: Path) -> str:
     """The service with identity on, as the committed document describes it: the clients send a token."""
     tokens = tmp_path / "tokens.json"
-    tokens.write_text(json.dumps({"tokens": [{"token": TOKEN, "subject": "alice", "roles": ["user"]}]}))
+    alice = {"token": TOKEN, "subject": "alice", "roles": ["user"], "account_id": "ACC-2001"}  # INV-1001 is hers
+    tokens.write_text(json.dumps({"tokens": [alice]}))
     return serve(msgspec.structs.replace(settings, auth=AuthConfig(tokens_file=tokens))).url
 
 
