@@ -6,6 +6,11 @@ checkpoints and interactions first, then runs: a purge cut short leaves runs tha
 never checkpoints that nothing points at any more. Only finished runs are removed; erasure ends the others
 first (``RunRegistry.stop``), a purge leaves them be. Afterwards the SQLite stores are vacuumed and their
 write-ahead logs emptied, so the removed bytes stay in no file (``agent.stores.scrub``, ADR 19).
+
+While a session is forgotten it is held: a tombstone in the event log's store (``EventLog.hold_sessions``),
+which every instance checks atomically with beginning a run, so no turn begun anywhere can write the session
+back after it is gone. Its owner meanwhile gets ``409 session_busy``, anyone else ``404``, as for any session
+not theirs. The tombstone goes with the session; the id may then start a new, empty session.
 """
 
 from __future__ import annotations
@@ -13,11 +18,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from agent.intake import carries_personal_data
+from agent.stores import is_store_failure
 from api.exceptions import RunFinished, RunNotPaused, SessionBusy, SessionIdRefused, SessionNotFound
 from api.runs.records import FINISHED
 from api.runs.run import Run
@@ -63,21 +70,25 @@ class StoreEraser:
     def __init__(self, log: EventLog, stores: AgentStores) -> None:
         self._log = log
         self._stores = stores
-        self._erasing: set[str] = set()
-
-    def erasing(self, session_id: str) -> bool:
-        """Whether the session is being erased here now (a turn in it waits until it is gone)."""
-        return session_id in self._erasing
 
     @contextlib.asynccontextmanager
     async def holding(self, session_ids: Sequence[str]) -> AsyncIterator[None]:
-        """Refuse new turns in ``session_ids`` on this instance while they are erased."""
-        held = [session_id for session_id in session_ids if session_id not in self._erasing]
-        self._erasing.update(held)
+        """Refuse new turns in ``session_ids`` on every instance while they are erased."""
+        if not session_ids:
+            yield
+            return
+        holder = secrets.token_hex(8)
         try:
+            await self._log.hold_sessions(session_ids, holder)
             yield
         finally:
-            self._erasing.difference_update(held)
+            try:
+                await self._log.release_sessions(session_ids, holder)
+            except Exception as exc:
+                if not is_store_failure(exc):
+                    raise
+                # the tombstones stay: the owner gets 409 until an erasure of the session is asked for again
+                logger.error("could not lift the erasure's hold on %d sessions: %s", len(session_ids), exc)
 
     async def forget(self, runs: Sequence[tuple[str, str]], sessions: Sequence[str]) -> Forgotten:
         """Remove the finished ``(run_id, session_id)`` runs, and the ``sessions`` (none of whose runs may remain
@@ -119,11 +130,15 @@ class StoreEraser:
         if not expired:
             return Forgotten()
         going = {run_id for run_id, _ in expired}
-        touched = sorted({session_id for _, session_id in expired})
-        kept = await self._log.session_runs(touched)
-        emptied = [session_id for session_id in touched if going.issuperset(kept.get(session_id, ()))]
+        emptied = await self._emptied(sorted({session_id for _, session_id in expired}), going)
         async with self.holding(emptied):
-            return await self.forget(expired, emptied)
+            # a turn may have begun in one of them before the hold: that session stays
+            return await self.forget(expired, await self._emptied(emptied, going))
+
+    async def _emptied(self, session_ids: list[str], going: set[str]) -> list[str]:
+        """The sessions of ``session_ids`` that have no run left once the runs ``going`` are gone."""
+        kept = await self._log.session_runs(session_ids)
+        return [session_id for session_id in session_ids if going.issuperset(kept.get(session_id, ()))]
 
 
 class SessionErasure:

@@ -61,8 +61,11 @@ class EventLog(Protocol):
 
     async def begin_run(self, record: RunRecord, access: SessionAccess, *, new_session: bool = False) -> str | None:
         """Record a new run and take the right to write it; when its session has an unfinished run, change
-        nothing and return that run's id. A session ``access`` may not continue raises ``SessionNotFound``.
-        ``new_session``: the service has just made the session's id, so no store knows it yet."""
+        nothing and return that run's id. A session ``access`` may not continue raises ``SessionNotFound``, and
+        so does one being erased unless ``access`` may continue it: then ``SessionBusy``. A session nobody has
+        used becomes ``access.owner``'s, decided atomically in the store that owns sessions, so of two callers
+        naming it at once exactly one gets it. ``new_session``: the service has just made the session's id, so
+        no store knows it yet."""
         ...
 
     async def waiting_runs(self) -> list[RunRecord]:
@@ -113,7 +116,17 @@ class EventLog(Protocol):
         ...
 
     async def forget_sessions(self, session_ids: Sequence[str]) -> None:
-        """Remove what is kept of each of ``session_ids`` that has no run left (its owner)."""
+        """Remove what is kept of each of ``session_ids`` that has no run left (its owner, its tombstone)."""
+        ...
+
+    async def hold_sessions(self, session_ids: Sequence[str], holder: str) -> None:
+        """Mark ``session_ids`` as being erased by ``holder``: a tombstone in the store, which every instance
+        checks as it begins a run, so no turn starts in them anywhere until ``release_sessions`` or
+        ``forget_sessions``. A session marked already keeps its mark."""
+        ...
+
+    async def release_sessions(self, session_ids: Sequence[str], holder: str) -> None:
+        """Remove the marks ``holder`` set that are still there (the erasure stopped before forgetting)."""
         ...
 
     async def compact(self) -> None:

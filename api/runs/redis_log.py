@@ -4,6 +4,9 @@ Appends are queued and committed in batches like the embedded log's: one pipelin
 one ``APPEND`` script per run in it (see ``redis_scripts``). A batch that cannot reach Redis is retried,
 unchanged and in order, until Redis answers again; events count as published only once Redis has them.
 Records committed in a batch are then copied to PostgreSQL (``RunArchive``) by a task of their own.
+
+Who owns a session is PostgreSQL's to say (``SessionOwners``); ``BEGIN`` checks Redis's copy of it, and asks
+for PostgreSQL's answer when Redis has none.
 """
 
 from __future__ import annotations
@@ -15,11 +18,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent.stores import is_store_failure
 from agent.stores.key_check import check_key
-from api.exceptions import SessionNotFound
+from api.exceptions import SessionBusy, SessionNotFound
 from api.runs.commit_window import CommitWindow
 from api.runs.records import EncodedRecord, StoredEvent, open_record, where_event
 from api.runs.redis_key_check import RedisKeyCheck
-from api.runs.redis_scripts import APPEND, BEGIN, CLAIM, RELEASE, RENEW
+from api.runs.redis_scripts import APPEND, BEGIN, CLAIM, HOLD, RELEASE, RENEW
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
     from api.auth.policy import SessionAccess
     from api.runs.records import RunRecord
     from api.runs.run_archive import RunArchive
+    from api.runs.session_owners import SessionOwners
 
 __all__ = ("RedisEventLog", "RunKeys")
 
@@ -72,6 +76,12 @@ class RunKeys:
     def session_runs(self, session_id: str) -> str:
         return f"{self.prefix}:session:{session_id}:runs"
 
+    def erasing(self, session_id: str) -> str:
+        return f"{self.prefix}:session:{session_id}:erasing"
+
+    def session_of_owner(self, key: bytes) -> str:
+        return key.decode()[len(self.prefix) + len(":session:") : -len(":owner")]
+
     def run_id_of_events(self, key: bytes | str) -> str:
         name = key.decode() if isinstance(key, bytes) else key
         return name[len(self.prefix) + len(":run:") : -len(":events")]
@@ -90,6 +100,7 @@ class RedisEventLog:
         self,
         redis: Redis,
         archive: RunArchive,
+        owners: SessionOwners,
         *,
         keys: RunKeys,
         instance: str,
@@ -99,6 +110,7 @@ class RedisEventLog:
     ) -> None:
         self._redis = redis
         self._archive = archive
+        self._owners = owners
         self.keys = keys
         self.instance = instance
         self._lease_ms = round(lease_s * 1000)
@@ -109,6 +121,7 @@ class RedisEventLog:
         self._append = redis.register_script(APPEND)
         self._begin = redis.register_script(BEGIN)
         self._claim = redis.register_script(CLAIM)
+        self._hold = redis.register_script(HOLD)
         self._release = redis.register_script(RELEASE)
         self._renew = redis.register_script(RENEW)
         self._queue: list[tuple[str, StoredEvent | EncodedRecord]] = []
@@ -119,6 +132,8 @@ class RedisEventLog:
         self._writer: asyncio.Task[None] | None = None
         self._archiver: asyncio.Task[None] | None = None
         self._unarchived: dict[str, EncodedRecord] = {}
+        self._unclaimed: dict[str, tuple[str, str | None, str]] = {}
+        """Sessions the service made, whose owner PostgreSQL does not have yet: ``(session, owner, first run)``."""
         self._archive_wanted = asyncio.Event()
         self._on_commit: Callable[[str, int], None] = lambda run_id, seq: None
         self._on_fenced: Callable[[str], None] = lambda run_id: None
@@ -141,14 +156,19 @@ class RedisEventLog:
             if task is not None:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
-        if self._unarchived:
+        if self._unarchived or self._unclaimed:
             try:
                 async with asyncio.timeout(_RETRY_MAX_S):
                     await self._archive.save(list(self._unarchived.values()))
+                    await self._owners.claim_new(list(self._unclaimed.values()))
             except Exception as exc:
                 if not (isinstance(exc, TimeoutError) or is_store_failure(exc)):
                     raise
-                logger.error("closing with %d run records not copied to PostgreSQL", len(self._unarchived))
+                logger.error(
+                    "closing with %d run records and %d session owners not copied to PostgreSQL",
+                    len(self._unarchived),
+                    len(self._unclaimed),
+                )
 
     def append(self, run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None:
         self._queue.append((run_id, event))
@@ -198,11 +218,45 @@ class RedisEventLog:
         return _with_last_seq(open_record(self._sealer, run_id, data), last_seq)
 
     async def begin_run(self, record: RunRecord, access: SessionAccess, *, new_session: bool = False) -> str | None:
+        """A session the service has just made is the caller's in Redis at once and in PostgreSQL right after
+        (``claim_new``): no PostgreSQL round trip before the first token. Any other session takes Redis's copy
+        of its owner, or, without one, PostgreSQL's claim (which makes a new session the caller's)."""
         snapshot = record.snapshot
-        keys = self.keys
         run_id, session_id = snapshot.run_id, snapshot.session_id
-        outcome = await self._begin(
-            keys=[keys.session(session_id), keys.run(run_id), keys.lease(run_id), keys.running, keys.owner(session_id)],
+        outcome = await self._begin_script(record, access, copy=new_session, owner=access.owner)
+        if outcome[0] == b"unknown":
+            owner, erasing = await self._owners.claim(session_id, access.owner)
+            if erasing or not access.may_continue(owner):
+                raise _refusal(session_id, access, owner, erasing=erasing)
+            outcome = await self._begin_script(record, access, copy=True, owner=owner)
+        if outcome[0] == b"erasing":
+            known, owner = await self._owners.owner(session_id)
+            raise _refusal(session_id, access, owner, erasing=known)
+        if outcome[0] == b"foreign":
+            raise SessionNotFound(f"There is no session {session_id}.")
+        if outcome[0] == b"busy":
+            return str(outcome[1].decode())
+        if new_session:
+            self._unclaimed[session_id] = (session_id, access.owner, run_id)
+        self._unarchived[run_id] = self._encoded(record)
+        self._archive_wanted.set()
+        return None
+
+    async def _begin_script(
+        self, record: RunRecord, access: SessionAccess, *, copy: bool, owner: str | None = None
+    ) -> Any:
+        """``BEGIN``; with ``copy``, ``owner`` is the session's owner for Redis to copy in should it have none."""
+        keys = self.keys
+        run_id, session_id = record.snapshot.run_id, record.snapshot.session_id
+        return await self._begin(
+            keys=[
+                keys.session(session_id),
+                keys.run(run_id),
+                keys.lease(run_id),
+                keys.running,
+                keys.owner(session_id),
+                keys.erasing(session_id),
+            ],
             args=[
                 keys.prefix,
                 run_id,
@@ -213,15 +267,10 @@ class RedisEventLog:
                 access.owner or "",
                 int(access.any_session),
                 int(access.unowned_sessions),
+                int(copy),
+                owner or "",
             ],
         )
-        if outcome[0] == b"foreign":
-            raise SessionNotFound(f"There is no session {session_id}.")
-        if outcome[0] == b"busy":
-            return str(outcome[1].decode())
-        self._unarchived[run_id] = self._encoded(record)
-        self._archive_wanted.set()
-        return None
 
     async def waiting_runs(self) -> list[RunRecord]:
         members = cast("list[bytes]", await self._redis.zrange(self.keys.waiting, 0, -1))
@@ -274,11 +323,12 @@ class RedisEventLog:
     # --- forgetting: retention and erasure (the archive knows the runs Redis no longer holds) ---
 
     async def session_owner(self, session_id: str) -> tuple[bool, str | None]:
-        owner = cast("bytes | None", await self._redis.get(self.keys.owner(session_id)))
-        if owner is not None:
-            return True, owner.decode() or None
-        record = await self._archive.any_of_session(session_id)
-        return (False, None) if record is None else (True, record.owner)
+        known, owner = await self._owners.owner(session_id)
+        if known:
+            return True, owner
+        # a session made a moment ago, whose claim is still on its way to PostgreSQL
+        cached = cast("bytes | None", await self._redis.get(self.keys.owner(session_id)))
+        return (False, None) if cached is None else (True, cached.decode() or None)
 
     async def session_runs(self, session_ids: Sequence[str]) -> dict[str, list[str]]:
         async with self._redis.pipeline(transaction=False) as pipe:
@@ -327,13 +377,28 @@ class RedisEventLog:
         return sum(counts)
 
     async def forget_sessions(self, session_ids: Sequence[str]) -> None:
+        """Redis's copies first, PostgreSQL's rows last: until the row goes, a turn that misses the copies finds
+        the tombstone there."""
         remaining = await self.session_runs(session_ids)
         gone = [session_id for session_id in session_ids if session_id not in remaining]
         if gone:
             keys = self.keys
             await self._redis.delete(
-                *(key for s in gone for key in (keys.owner(s), keys.session_runs(s), keys.session(s)))
+                *(key for s in gone for key in (keys.owner(s), keys.session_runs(s), keys.session(s), keys.erasing(s)))
             )
+            for session_id in gone:
+                self._unclaimed.pop(session_id, None)
+            await self._owners.forget(gone)
+
+    async def hold_sessions(self, session_ids: Sequence[str], holder: str) -> None:
+        """PostgreSQL first: a turn that begins between the two steps is one the erasure then lists and ends."""
+        await self._owners.hold(session_ids, holder)
+        keys = self.keys
+        await self._hold(keys=[key for s in session_ids for key in (keys.owner(s), keys.erasing(s))], args=[holder])
+
+    async def release_sessions(self, session_ids: Sequence[str], holder: str) -> None:
+        await self._release(keys=[self.keys.erasing(session_id) for session_id in session_ids], args=[holder])
+        await self._owners.release(session_ids, holder)
 
     async def compact(self) -> None:
         return None
@@ -411,13 +476,17 @@ class RedisEventLog:
             await self._archive_wanted.wait()
             self._archive_wanted.clear()
             records, self._unarchived = self._unarchived, {}
+            claims, self._unclaimed = self._unclaimed, {}
             try:
                 await self._archive.save(list(records.values()))
+                # after the runs' copies: the claim of a run erased meanwhile meets its tombstone there
+                await self._owners.claim_new(list(claims.values()))
             except Exception as exc:
                 if not is_store_failure(exc):
                     raise
                 self._failing(exc, "PostgreSQL")
                 self._unarchived = records | self._unarchived  # newer records of the same runs win
+                self._unclaimed = claims | self._unclaimed
                 self._archive_wanted.set()
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, _RETRY_MAX_S)
@@ -434,6 +503,13 @@ class RedisEventLog:
         if store in self.unreachable:
             self.unreachable.discard(store)
             logger.warning("%s answers again; the event log's writes go on", store)
+
+
+def _refusal(session_id: str, access: SessionAccess, owner: str | None, *, erasing: bool) -> Exception:
+    """A turn that may not begin: 409 for the owner of a session being erased, 404 for anyone else."""
+    if erasing and access.may_continue(owner):
+        return SessionBusy(f"Session {session_id} is being erased.")
+    return SessionNotFound(f"There is no session {session_id}.")
 
 
 def _group(batch: list[tuple[str, StoredEvent | EncodedRecord]]) -> dict[str, _RunBatch]:

@@ -4,7 +4,8 @@ Keys of one run (``P`` is the configured prefix): ``P:run:<id>`` a hash (the rec
 ``last_seq``, ``trimmed`` and the topology frame), ``P:run:<id>:events`` the stream of its events with
 ids ``<seq>-0``, ``P:run:<id>:lease`` the instance that may write it, expiring unless renewed. Besides:
 ``P:running`` the set of running runs, ``P:session:<id>`` a session's unfinished run, ``P:session:<id>:runs``
-every run of the session (for its erasure).
+every run of the session (for its erasure), ``P:session:<id>:owner`` its owner and ``P:session:<id>:erasing``
+its erasure's tombstone, both copies of what PostgreSQL decides (``api.runs.session_owners``).
 
 Fencing lives here: ``APPEND`` writes nothing unless the caller holds the run's lease and its first event
 continues the stream exactly, so two writers can never give two events one seq or leave a gap. An event
@@ -13,19 +14,22 @@ already in the stream with the same bytes is skipped, which makes a retried batc
 
 from __future__ import annotations
 
-__all__ = ("APPEND", "BEGIN", "CLAIM", "RELEASE", "RENEW", "STREAM_SLOT", "SUBSCRIBERS")
+__all__ = ("APPEND", "BEGIN", "CLAIM", "HOLD", "RELEASE", "RENEW", "STREAM_SLOT", "SUBSCRIBERS")
 
 BEGIN = """
+if redis.call('EXISTS', KEYS[6]) == 1 then return {'erasing'} end
 local owner = redis.call('GET', KEYS[5])
-if owner then
-  if ARGV[8] ~= '1' and owner ~= ARGV[7] and not (owner == '' and ARGV[9] == '1') then return {'foreign'} end
+if not owner then
+  if ARGV[10] ~= '1' then return {'unknown'} end
+  owner = ARGV[11]
+  redis.call('SET', KEYS[5], owner)
 end
+if ARGV[8] ~= '1' and owner ~= ARGV[7] and not (owner == '' and ARGV[9] == '1') then return {'foreign'} end
 local current = redis.call('GET', KEYS[1])
 if current and current ~= ARGV[2] then
   local status = redis.call('HGET', ARGV[1] .. ':run:' .. current, 'status')
   if status == 'running' or status == 'waiting' then return {'busy', current} end
 end
-if not owner then redis.call('SET', KEYS[5], ARGV[7]) end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SADD', KEYS[1] .. ':runs', ARGV[2])
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
@@ -33,10 +37,14 @@ redis.call('HSET', KEYS[2], 'record', ARGV[5], 'status', 'running', 'session', A
 redis.call('SADD', KEYS[4], ARGV[2])
 return {'begun'}
 """
-"""KEYS: session's unfinished run, run, lease, running, session's owner. ARGV: prefix, run id, lease owner, lease ms,
-record, session id, the caller's subject ('' when identity is off), '1' when any session is the caller's,
-'1' when the sessions of no one (created with identity off) are the caller's. Returns ``{'begun'}`` once the
-run is recorded and leased, ``{'busy', run_id}`` or ``{'foreign'}``; a new session becomes the caller's."""
+"""KEYS: session's unfinished run, run, lease, running, session's owner, session's erasure. ARGV: prefix, run id,
+lease owner, lease ms, record, session id, the caller's subject ('' when identity is off), '1' when any session
+is the caller's, '1' when the sessions of no one (created with identity off) are the caller's, '1' when the
+next argument is the session's owner to copy in when the key has none (PostgreSQL's answer, or the caller for
+a session the service has just made), that owner. The three flags are ``SessionAccess.may_continue``, which
+tests/api/test_redis_begin.py holds this script to. Returns ``{'begun'}`` once the run is recorded and leased,
+``{'busy', run_id}``, ``{'foreign'}``, ``{'erasing'}`` (the session is being erased: who asks decides 404 or
+409), or ``{'unknown'}`` when Redis has no copy of the owner and none was given: PostgreSQL decides then."""
 
 APPEND = """
 if redis.call('GET', KEYS[3]) ~= ARGV[3] then return {'fenced', -1} end
@@ -98,10 +106,22 @@ return redis.call('HMGET', KEYS[2], 'record', 'last_seq')
 when another instance holds it or the run is unknown."""
 
 RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
+end
 return 0
 """
-"""KEYS: lease. ARGV: owner."""
+"""KEYS: leases, or erasure tombstones. ARGV: owner. Removes those ``owner`` holds."""
+
+HOLD = """
+for i = 1, #KEYS, 2 do
+  redis.call('DEL', KEYS[i])
+  redis.call('SET', KEYS[i + 1], ARGV[1], 'NX')
+end
+return 0
+"""
+"""KEYS: each session's owner and erasure keys. ARGV: the erasure's holder. Marks the sessions as being erased and
+drops their owner's copy, so that a turn finds the tombstone, or, should Redis lose it, asks PostgreSQL."""
 
 RENEW = """
 local lost = {}

@@ -154,14 +154,13 @@ class RunRegistry:
     # --- turns ---
 
     async def start_turn(self, message: str, session_id: str | None, principal: Principal = ANONYMOUS) -> Run:
-        """Start a turn as a new run in ``session_id`` (a new session when None) for ``principal``."""
+        """Start a turn as a new run in ``session_id`` (a new session when None) for ``principal``. Whether the
+        session is theirs, busy or being erased is the log's to say, atomically with beginning the run."""
         self._refuse_when_closing()
         if session_id is not None and carries_personal_data(session_id):
             raise SessionIdRefused
         new_session = session_id is None
         session_id = session_id or self._ids.new("s")
-        if self.eraser.erasing(session_id):
-            raise SessionBusy(f"Session {session_id} is being erased.")
         now = format_timestamp(self.clock.now_ns())
         snapshot = RunSnapshot(
             run_id=self._ids.new("r"),

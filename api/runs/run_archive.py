@@ -63,9 +63,14 @@ class RunArchive:
         rows = await self._rows("SELECT record FROM runs WHERE run_id = %s AND status <> 'erased'", run_id)
         return open_record(self._sealer, run_id, bytes(rows[0]["record"])) if rows else None
 
-    async def any_of_session(self, session_id: str) -> RunRecord | None:
-        rows = await self._rows("SELECT run_id, record FROM runs WHERE session_id = %s LIMIT 1", session_id)
-        return open_record(self._sealer, rows[0]["run_id"], bytes(rows[0]["record"])) if rows else None
+    async def session_creators(self) -> dict[str, str | None]:
+        """Each archived session's owner, as its first run recorded it: what said who owned a session before
+        ``SessionOwners`` did (the backfill at start)."""
+        rows = await self._rows(
+            "SELECT DISTINCT ON (session_id) session_id, run_id, record FROM runs WHERE status <> 'erased' "
+            "ORDER BY session_id, changed_at"
+        )
+        return {row["session_id"]: open_record(self._sealer, row["run_id"], bytes(row["record"])).owner for row in rows}
 
     async def session_runs(self, session_ids: Sequence[str]) -> list[tuple[str, str]]:
         rows = await self._rows("SELECT session_id, run_id FROM runs WHERE session_id = ANY(%s)", list(session_ids))

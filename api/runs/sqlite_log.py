@@ -28,7 +28,7 @@ from agent.stores.key_check import check_key
 from agent.stores.private_files import private_sqlite_file
 from agent.stores.scrub import scrub
 from agent.stores.sqlite_key_check import SqliteFileKeyCheck
-from api.exceptions import SessionNotFound
+from api.exceptions import SessionBusy, SessionNotFound
 from api.runs.commit_window import CommitWindow
 from api.runs.records import FINISHED, EncodedRecord, StoredEvent, open_record, trim_point, where_batch, where_record
 
@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
 CREATE INDEX IF NOT EXISTS runs_by_session ON runs (session_id);
 CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, owner TEXT);
+CREATE TABLE IF NOT EXISTS session_erasures (session_id TEXT PRIMARY KEY, holder TEXT NOT NULL);
 """
 _ADDED_COLUMNS = {
     "changed_at": (
@@ -83,8 +84,6 @@ class _SessionRow(msgspec.Struct, frozen=True):
 _Op = tuple[str, StoredEvent] | EncodedRecord | _SessionRow
 _CHECKPOINT_BYTES = 4 * 1024 * 1024
 """How much is appended between two checkpoints (SQLite's own default is about 4 MB of pages)."""
-_NEW = object()
-"""A session nobody has used yet."""
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 logger = logging.getLogger(__name__)
@@ -118,7 +117,9 @@ class SqliteEventLog:
         self._sessions: dict[str, str] = {}
         """Each session's unfinished run."""
         self._owners: dict[str, str | None] = {}
-        """The owners of the sessions looked up so far."""
+        """The owners of the sessions looked up so far: a cache of the ``sessions`` table, which one process owns."""
+        self._erasing: dict[str, str] = {}
+        """The sessions being erased, by who holds them: the ``session_erasures`` table's tombstones."""
 
     async def open(self, on_commit: Callable[[str, int], None], on_fenced: Callable[[str], None]) -> None:
         self._on_commit = on_commit
@@ -134,6 +135,8 @@ class SqliteEventLog:
             self._fetch_all, "SELECT session_id, run_id FROM runs WHERE status IN ('running', 'waiting')"
         )
         self._sessions = {session_id: run_id for session_id, run_id in rows}
+        held = await self._call(self._fetch_all, "SELECT session_id, holder FROM session_erasures")
+        self._erasing = {session_id: holder for session_id, holder in held}
         self._writer = asyncio.create_task(self._write_batches(), name="event-log-writer")
 
     async def close(self) -> None:
@@ -186,13 +189,24 @@ class SqliteEventLog:
         return record
 
     async def begin_run(self, record: RunRecord, access: SessionAccess, *, new_session: bool = False) -> str | None:
+        session_id = record.snapshot.session_id
+        if not new_session and session_id not in self._owners:
+            await self._load_owner(session_id)
+        return self._claim(record, access)
+
+    def _claim(self, record: RunRecord, access: SessionAccess) -> str | None:
+        """``begin_run`` once the owner is cached: deciding and recording happen with no await between them, so
+        two turns naming one new session at once cannot both take it."""
         session_id, run_id = record.snapshot.session_id, record.snapshot.run_id
-        owner = _NEW if new_session else await self._session_owner(session_id)
-        if owner is not _NEW and not access.may_continue(owner):  # type: ignore[arg-type]
+        known = session_id in self._owners
+        erasing = session_id in self._erasing
+        if (known and not access.may_continue(self._owners[session_id])) or (erasing and not known):
             raise SessionNotFound(f"There is no session {session_id}.")
+        if erasing:
+            raise SessionBusy(f"Session {session_id} is being erased.")
         if (busy := self._sessions.get(session_id)) is not None:
             return busy
-        if owner is _NEW:
+        if not known:
             self._owners[session_id] = access.owner
             self._queue.append(_SessionRow(session_id, access.owner))
         self._sessions[session_id] = run_id
@@ -210,8 +224,9 @@ class SqliteEventLog:
 
     async def session_owner(self, session_id: str) -> tuple[bool, str | None]:
         await self.flush()
-        owner = await self._session_owner(session_id)
-        return (False, None) if owner is _NEW else (True, owner)  # type: ignore[return-value]
+        if session_id not in self._owners:
+            await self._load_owner(session_id)
+        return (True, self._owners[session_id]) if session_id in self._owners else (False, None)
 
     async def session_runs(self, session_ids: Sequence[str]) -> dict[str, list[str]]:
         await self.flush()
@@ -248,12 +263,13 @@ class SqliteEventLog:
         for session_id in session_ids:
             self._owners.pop(session_id, None)
         async with self._exclusive:
-            await self._call(
-                self._fetch_in,
-                "DELETE FROM sessions WHERE session_id IN ({ids}) "
-                "AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = sessions.session_id)",
-                session_ids,
-            )
+            for table in ("sessions", "session_erasures"):
+                await self._call(
+                    self._fetch_in,
+                    f"DELETE FROM {table} WHERE session_id IN ({{ids}}) "
+                    f"AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = {table}.session_id)",
+                    session_ids,
+                )
 
     async def compact(self) -> None:
         await self.flush()
@@ -263,18 +279,40 @@ class SqliteEventLog:
                 await asyncio.gather(self._checkpoint, return_exceptions=True)
             await self._call(scrub, self._db)
 
-    async def _session_owner(self, session_id: str) -> object:
-        """The session's owner, None for one from before identity, ``_NEW`` for one never used."""
-        if session_id not in self._owners:
-            rows = await self._call(
-                self._fetch_all,
-                "SELECT 1, owner FROM sessions WHERE session_id = ?1 "
-                "UNION ALL SELECT 2, NULL FROM runs WHERE session_id = ?1 LIMIT 1",
-                (session_id,),
+    async def hold_sessions(self, session_ids: Sequence[str], holder: str) -> None:
+        for session_id in session_ids:
+            self._erasing.setdefault(session_id, holder)
+        await self.flush()
+        async with self._exclusive:
+            await self._call(
+                self._execute_many,
+                "INSERT OR IGNORE INTO session_erasures VALUES (?, ?)",
+                [(session_id, holder) for session_id in session_ids],
             )
-            if session_id not in self._owners and rows:  # another turn may have claimed it meanwhile
-                self._owners[session_id] = rows[0][1]
-        return self._owners.get(session_id, _NEW)
+
+    async def release_sessions(self, session_ids: Sequence[str], holder: str) -> None:
+        for session_id in session_ids:
+            if self._erasing.get(session_id) == holder:
+                del self._erasing[session_id]
+        async with self._exclusive:
+            await self._call(
+                self._fetch_in,
+                "DELETE FROM session_erasures WHERE holder = ? AND session_id IN ({ids})",
+                session_ids,
+                (holder,),
+            )
+
+    async def _load_owner(self, session_id: str) -> None:
+        """Cache the session's owner (None for one from before identity, which only ``runs`` knows); a session
+        never used stays out of the cache. Decides nothing: ``_claim`` does, after it."""
+        rows = await self._call(
+            self._fetch_all,
+            "SELECT 1, owner FROM sessions WHERE session_id = ?1 "
+            "UNION ALL SELECT 2, NULL FROM runs WHERE session_id = ?1 LIMIT 1",
+            (session_id,),
+        )
+        if rows and session_id not in self._owners:  # a turn may have claimed it meanwhile
+            self._owners[session_id] = rows[0][1]
 
     async def claim_run(self, run_id: str) -> RunRecord | None:
         if run_id in self._held:
@@ -474,13 +512,25 @@ class SqliteEventLog:
         assert self._db is not None
         return self._db.execute(sql, args).fetchall()
 
-    def _fetch_in(self, sql: str, ids: Sequence[str]) -> list[tuple[Any, ...]]:
-        """``sql`` whose ``{ids}`` stands for ``ids``, in as many statements as SQLite takes."""
+    def _fetch_in(self, sql: str, ids: Sequence[str], args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        """``sql`` whose ``{ids}`` stands for ``ids`` (after the parameters ``args``), in as many statements as
+        SQLite takes."""
         assert self._db is not None
         found: list[tuple[Any, ...]] = []
         for chunk in _chunks(ids):
-            found += self._db.execute(sql.format(ids=", ".join("?" * len(chunk))), chunk).fetchall()
+            found += self._db.execute(sql.format(ids=", ".join("?" * len(chunk))), (*args, *chunk)).fetchall()
         return found
+
+    def _execute_many(self, sql: str, rows: list[tuple[object, ...]]) -> None:
+        assert self._db is not None
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            db.executemany(sql, rows)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _erase_runs(self, run_ids: list[str]) -> int:
         assert self._db is not None

@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from api.runs.records import RunRecord, StoredEvent
+from api.runs.records import StoredEvent
 from api.runs.sqlite_log import SqliteEventLog
-from contracts import RunSnapshot
+from tests.support.run_records import run_record
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from api.runs.records import RunRecord
 
 RUN_ID = "r_batches"
 
@@ -24,18 +26,7 @@ def event(seq: int) -> StoredEvent:
 
 
 def record(last_seq: int) -> RunRecord:
-    snapshot = RunSnapshot(
-        run_id=RUN_ID,
-        session_id="s_batches",
-        status="running",
-        last_seq=last_seq,
-        started_at="2026-12-01T00:00:00.000000Z",
-        updated_at="2026-12-01T00:00:00.000000Z",
-        response=None,
-        pending_approval=None,
-        error=None,
-    )
-    return RunRecord(snapshot=snapshot)
+    return run_record(RUN_ID, "s_batches", last_seq=last_seq)
 
 
 async def opened(path: Path, window: int) -> SqliteEventLog:

@@ -1,0 +1,84 @@
+"""The ``BEGIN`` script's ownership flags against ``SessionAccess.may_continue``: one rule, written twice (the
+script must decide atomically with beginning the run), held equal here for every kind of caller and owner."""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+import pytest
+import redis.asyncio
+
+from api.auth.policy import SessionAccess
+from api.exceptions import SessionNotFound
+from api.runs.redis_log import RedisEventLog, RunKeys
+from tests.support.run_records import run_record
+from tests.support.shared_stores import fresh_shared_stores
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterator
+
+    from tests.support.shared_stores import SharedStores
+
+OWNERS = [None, "alice", "bob", "legacy"]
+"""Who a session may belong to: nobody (begun with identity off), or a subject."""
+CALLERS = [
+    SessionAccess(owner="alice"),
+    SessionAccess(owner="bob"),
+    SessionAccess(owner=None),
+    SessionAccess(owner=None, any_session=True),
+    SessionAccess(owner="legacy", unowned_sessions=True),
+    SessionAccess(owner="alice", any_session=True),
+]
+
+
+class Unreachable:
+    """PostgreSQL's side, which a session Redis knows never needs."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"BEGIN asked PostgreSQL ({name}) about a session Redis knows")
+
+
+@pytest.fixture
+def shared() -> Iterator[SharedStores]:
+    with fresh_shared_stores() as stores:
+        yield stores
+
+
+@pytest.fixture
+async def client(shared: SharedStores) -> AsyncIterator[redis.asyncio.Redis]:
+    connection = redis.asyncio.Redis.from_url(shared.redis_url)
+    try:
+        yield connection
+    finally:
+        await connection.aclose()
+
+
+@pytest.fixture
+def log(client: redis.asyncio.Redis, shared: SharedStores) -> RedisEventLog:
+    return RedisEventLog(
+        client,
+        Unreachable(),  # type: ignore[arg-type]
+        Unreachable(),  # type: ignore[arg-type]
+        keys=RunKeys(shared.redis_prefix),
+        instance="test-instance",
+        lease_s=10,
+        replay_window=100,
+    )
+
+
+@pytest.mark.parametrize(("owner", "caller"), list(itertools.product(OWNERS, CALLERS)))
+async def test_begin_lets_a_caller_continue_exactly_the_sessions_the_python_rule_lets_them(
+    client: redis.asyncio.Redis, log: RedisEventLog, owner: str | None, caller: SessionAccess
+) -> None:
+    await client.set(log.keys.owner("s_owned"), owner or "")
+
+    try:
+        busy = await log.begin_run(run_record("r_owned", "s_owned"), caller)
+    except SessionNotFound:
+        begun = False
+    else:
+        begun = busy is None
+
+    assert begun is caller.may_continue(owner)
+    assert (await client.get(log.keys.owner("s_owned"))) == (owner or "").encode(), "the owner never changes"
