@@ -68,7 +68,9 @@ async def admit_message(
 
 def admit_decision(approval_id: str, decision: str, comment: str | None) -> dict[str, Any]:
     """The resume value of a paused turn: the reviewer's comment is shown in the answer and kept in the
-    history, so it is redacted like a message."""
+    history, so the personal numbers and secrets in it are masked, read the way the screen reads a message
+    (any separators, case or invisible characters). The decision itself stands: a comment is a note on it,
+    and refusing the decision over its note would hold the action up for a reviewer who already decided."""
     return {"approval_id": approval_id, "decision": decision, "comment": None if comment is None else redact(comment)}
 
 

@@ -36,7 +36,7 @@ def check_input(message: str) -> InputVerdict:
     secret = find_pasted_secret(text.raw)
     if secret is not None:
         return InputVerdict(allowed=False, reason="secret_in_message", rule=f"pasted_{secret}", layer="rules")
-    pii = find_pii(text.raw)
+    pii = find_pii(message)
     if pii is not None:
         return InputVerdict(allowed=False, reason=pii, rule=pii.removeprefix("pii_"), layer="rules")
     return InputVerdict(allowed=True)

@@ -14,8 +14,9 @@ so every rule reads plain lower-case ASCII words:
   (``ig.nore``, ``sys-tem``) is dropped;
 - base64 runs that decode to readable text are decoded, so an encoded instruction is read too.
 
-``raw`` keeps case, digits and punctuation (cards, ids and keys are found there); ``words`` is what the
-intent rules read; ``decoded`` holds the readable text of base64 runs, normalized the same way.
+``raw`` keeps case, digits and punctuation (pasted keys are found there; personal numbers have a reading
+of their own, ``number_fold``, which keeps every position so that what it finds can be masked); ``words``
+is what the intent rules read; ``decoded`` holds the readable text of base64 runs, normalized the same way.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from functools import cache
 import msgspec
 from confusable_homoglyphs import utils as homoglyph_data
 
-__all__ = ("NormalizedText", "normalize")
+__all__ = ("NormalizedText", "confusables_table", "normalize")
 
 _TAGS = {code: chr(code - 0xE0000) for code in range(0xE0020, 0xE007F)}
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Mn", "Me", "Cc"})
@@ -111,11 +112,11 @@ def _leet_l(match: re.Match[str]) -> str:
 
 
 def _fold_confusables(text: str) -> str:
-    return text if text.isascii() else text.translate(_confusables_table())
+    return text if text.isascii() else text.translate(confusables_table())
 
 
 @cache
-def _confusables_table() -> dict[int, str]:
+def confusables_table() -> dict[int, str]:
     """Every non-ASCII character that Unicode's confusables table says imitates one ASCII letter or digit."""
     table: dict[int, str] = {}
     for char, glyphs in homoglyph_data.load("confusables.json").items():

@@ -87,3 +87,37 @@ async def test_a_decision_enters_with_its_comment_redacted(agent: Agent) -> None
 
 def test_the_message_text_of_a_state_written_before_it_was_screened_is_redacted() -> None:
     assert message_text({"message": "Card 4111 1111 1111 1111"}) == "Card [REDACTED CARD]"  # type: ignore[typeddict-item]
+
+
+@pytest.mark.parametrize(
+    ("comment", "entered"),
+    [
+        ("Paid by 4111\u200b1111\u200b1111\u200b1111", "Paid by [REDACTED CARD]"),
+        ("Paid by 4111/1111/1111/1111 and 4111_1111_1111_1111", "Paid by [REDACTED CARD] and [REDACTED CARD]"),
+        ("Refund to de89-3704-0044-0532-0130-00", "Refund to [REDACTED ACCOUNT]"),
+        ("SSN 078\u200d05\u200d1120 checked", "SSN [REDACTED ID] checked"),
+    ],
+)
+def test_a_comment_is_masked_whatever_the_separators_case_or_invisible_characters(comment: str, entered: str) -> None:
+    assert admit_decision("apv_1", "approve", comment) == {
+        "approval_id": "apv_1",
+        "decision": "approve",
+        "comment": entered,
+    }
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        ("Card 4111,1111,1111,1111 please", "pii_payment_card"),
+        ("SSN 078\u200b05\u200b1120", "pii_national_id"),
+        ("IBAN de89 3704 0044 0532 0130 00", "pii_bank_account"),
+    ],
+)
+async def test_a_message_with_a_number_written_any_way_enters_as_a_placeholder(
+    agent: Agent, message: str, reason: str
+) -> None:
+    turn = await admit_message(agent.deps, message, run_id="r_1", session_id="s_1")
+
+    assert turn["message"]["text"] == f"[message refused: {reason}]"
+    assert turn["message"]["screen"]["reason"] == reason
