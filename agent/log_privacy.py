@@ -7,6 +7,10 @@ log record, of every logger, is masked when it is made (a ``LogRecord`` factory,
 logging configuration can bypass): card numbers, national ids, bank accounts and key-shaped strings are
 redacted, and the configured secrets themselves (provider keys, the encryption key in its written forms)
 are replaced wherever they appear, shape or not.
+
+uvicorn's access log prints the path percent-encoded and the query string as sent, so a number can hide
+behind escapes there (``4111%E2%80%8B1111...``, ``?card=4111%2F1111...``): a line whose decoded form holds
+one is logged decoded and masked, with control and invisible characters left escaped.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from __future__ import annotations
 import base64
 import logging
 import traceback
+import unicodedata
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote_plus
 
 from agent.guardrails import redact
 
@@ -28,6 +34,7 @@ __all__ = ("LogRedactor", "configured_secrets", "install_log_redaction")
 _MIN_SECRET_CHARS = 8
 """Shorter values are no secrets worth the name, and replacing them would garble ordinary words."""
 _PLAIN_TYPES = (int, float, bool, type(None))
+_UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 
 class LogRedactor:
@@ -37,6 +44,10 @@ class LogRedactor:
     def mask(self, text: str) -> str:
         for secret in self._secrets:
             text = text.replace(secret, "[REDACTED SECRET]")
+        if "%" in text or "+" in text:
+            decoded = unquote_plus(text)
+            if decoded != text and redact(decoded) != decoded:
+                return _escape_unseen(redact(decoded))
         return redact(text)
 
     def mask_record(self, record: logging.LogRecord) -> None:
@@ -59,6 +70,15 @@ class LogRedactor:
 
     def _mask_text(self, value: object) -> object:
         return self.mask(value) if isinstance(value, str) else value
+
+
+def _escape_unseen(text: str) -> str:
+    """Control and invisible characters percent-encoded again: a decoded line may not forge a line break."""
+    if text.isprintable():
+        return text
+    return "".join(
+        quote(char) if char != "\t" and unicodedata.category(char) in _UNSEEN_CATEGORIES else char for char in text
+    )
 
 
 def configured_secrets(config: AgentConfig) -> list[str]:
