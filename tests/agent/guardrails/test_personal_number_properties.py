@@ -5,6 +5,8 @@ changed."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +41,18 @@ def test_nothing_of_a_number_in_random_text_survives_redaction(planted: tuple[st
     assert not check_input(text).allowed
     for masked in (redact(text), redact_pii(text), LogRedactor().mask(text)):
         assert not carries(masked, number), masked
+
+
+@settings(max_examples=300, deadline=None)
+@given(planted=planted_in_text(), safe=st.sampled_from(["/", ""]))
+def test_a_number_behind_percent_escapes_in_a_log_line_is_masked(planted: tuple[str, PlantedNumber], safe: str) -> None:
+    text, number = planted
+    line = f'"GET /runs/{quote(text, safe=safe)} HTTP/1.1" 404'
+
+    masked = LogRedactor().mask(line)
+
+    assert not carries(masked, number), masked
+    assert "\n" not in masked
 
 
 @settings(max_examples=300, deadline=None)
