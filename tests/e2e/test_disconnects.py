@@ -116,7 +116,7 @@ async def test_a_stream_blocked_in_send_does_not_outlive_its_client(
     reader, writer = await open_unread_connection(server.port)
     body = b'{"message": "How do I reset my password?"}'
     writer.write(
-        b"POST /chat HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nContent-Type: application/json\r\n"
+        b"POST /chat HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nContent-Type: application/json\r\n"
         b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
     )
     await writer.drain()
