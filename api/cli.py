@@ -170,7 +170,7 @@ async def _rotate_key(batch: int) -> int:
     from agent.sealing import key_id
     from agent.stores import open_stores
     from agent.stores.reseal import reseal_agent_stores
-    from api.runs.reseal import reseal_run_stores
+    from api.runs.log.reseal import reseal_run_stores
     from api.runs.stores import open_run_stores
     from api.settings import Settings
 

@@ -10,7 +10,7 @@ from agent.clock import SequentialIds, SteppingClock
 from agent.config import AgentConfig, StubConfig
 from agent.llm.local_server import LocalModelServer
 from api.app import create_app
-from api.runs.frames import FrameEncoder
+from api.runs.stream.frames import FrameEncoder
 from api.settings import Settings
 from tests.support.frame_schema import frame_problems
 from tests.support.fuzz_seed import replay_hint

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 import msgspec
 
-from api.runs.stream import follow_run
+from api.runs.stream.follow import follow_run
 from contracts import ChatRequest, Envelope
 
 if TYPE_CHECKING:

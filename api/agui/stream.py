@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ag_ui.encoder import EventEncoder
 
-from api.runs.frames import HEARTBEAT
+from api.runs.stream.frames import HEARTBEAT
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

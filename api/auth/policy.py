@@ -15,7 +15,7 @@ import msgspec
 if TYPE_CHECKING:
     from api.auth.config import AuthConfig
     from api.auth.principal import Principal
-    from api.runs.records import RunRecord
+    from api.runs.log.records import RunRecord
 
 __all__ = ("AccessPolicy", "SessionAccess")
 

@@ -14,8 +14,8 @@ from api.negotiation import EVENT_STREAM
 from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, problem_responses
 from api.routes.turns import SSE_HEADERS
 from api.runs.registry import RunRegistry
-from api.runs.stream import StreamSlot
-from api.sse_response import EventStream
+from api.runs.stream.follow import StreamSlot
+from api.streaming_response import EventStream
 from contracts.agui import AgUiRunInput
 
 __all__ = ("ag_ui",)

@@ -20,9 +20,9 @@ from api.openapi import (
     problem_responses,
 )
 from api.routes.turns import sse_response
-from api.runs.records import FINISHED
+from api.runs.log.records import FINISHED
 from api.runs.run import Run
-from api.runs.stream import StreamSlot
+from api.runs.stream.follow import StreamSlot
 from contracts import RunSnapshot, SessionId
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from api.auth import Principal
 from api.exceptions import RunCancelled, TurnFailed
 from api.negotiation import EVENT_STREAM, wants_event_stream
 from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, ResumeOperation, TurnOperation, problem_responses
-from api.runs.stream import StreamSlot, follow_run
-from api.sse_response import EventStream
+from api.runs.stream.follow import StreamSlot, follow_run
+from api.streaming_response import EventStream
 from contracts import ChatRequest, ChatResponse, ResumeRequest
 
 if TYPE_CHECKING:

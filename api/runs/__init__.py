@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from api.runs.event_log import EventLog
+from api.runs.log.protocols import EventLog
+from api.runs.log.sqlite import SqliteEventLog
 from api.runs.registry import RunRegistry
 from api.runs.run import Run
-from api.runs.sqlite_log import SqliteEventLog
 
 __all__ = ("EventLog", "Run", "RunRegistry", "SqliteEventLog")

@@ -26,7 +26,7 @@ import msgspec
 from agent.intake import carries_personal_data
 from agent.stores import is_store_failure
 from api.exceptions import RunFinished, RunNotPaused, SessionBusy, SessionIdRefused, SessionNotFound
-from api.runs.records import FINISHED
+from api.runs.log.records import FINISHED
 from api.runs.run import Run
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from agent.stores import AgentStores
     from api.auth import Principal
-    from api.runs.event_log import EventLog
+    from api.runs.log.protocols import EventLog
     from api.runs.registry import RunRegistry
 
 __all__ = ("Forgotten", "SessionErasure", "StoreEraser")

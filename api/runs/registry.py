@@ -20,7 +20,6 @@ from agent.events import read_topology
 from agent.intake import carries_personal_data
 from agent.turns import thread_config
 from api.auth import ANONYMOUS, AccessPolicy
-from api.auth.quotas import LocalStreamQuota
 from api.exceptions import (
     ApprovalNotFound,
     NotAnApprover,
@@ -32,23 +31,24 @@ from api.exceptions import (
     SessionBusy,
     SessionIdRefused,
 )
+from api.runs.cluster.quotas import LocalStreamQuota
 from api.runs.erasure import SessionErasure, StoreEraser
 from api.runs.executor import execute
-from api.runs.feed import RunFeed
-from api.runs.frames import FrameEncoder
-from api.runs.records import FINISHED, RunRecord
+from api.runs.log.records import FINISHED, RunRecord
 from api.runs.retention import RetentionLoop
 from api.runs.run import Run
+from api.runs.stream.feed import RunFeed
+from api.runs.stream.frames import FrameEncoder
 from contracts import ApprovalRequest, ErrorInfo, RunSnapshot
 
 if TYPE_CHECKING:
     from agent.clock import Clock, IdFactory
     from agent.runtime import Agent
     from api.auth import Principal
-    from api.auth.quotas import StreamQuota
-    from api.runs.cluster import Cluster
-    from api.runs.event_log import EventLog
-    from api.runs.feed import Follower
+    from api.runs.cluster.protocol import Cluster
+    from api.runs.cluster.quotas import StreamQuota
+    from api.runs.log.protocols import EventLog
+    from api.runs.stream.feed import Follower
     from api.settings import Settings
     from contracts import ResumeRequest
 

@@ -16,7 +16,7 @@ from agent.stores import is_store_failure
 
 if TYPE_CHECKING:
     from agent.clock import Clock
-    from api.runs.cluster import Cluster
+    from api.runs.cluster.protocol import Cluster
     from api.runs.erasure import StoreEraser
     from api.settings import Settings
 

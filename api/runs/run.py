@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agent.clock import format_timestamp
-from api.runs.records import FINISHED, RunRecord, StoredEvent
+from api.runs.log.records import FINISHED, RunRecord, StoredEvent
 from contracts import (
     TERMINAL_EVENT_TYPES,
     ErrorInfo,
@@ -27,8 +27,8 @@ from contracts import (
 
 if TYPE_CHECKING:
     from agent.clock import Clock
-    from api.runs.event_log import EventLog
-    from api.runs.frames import FrameEncoder
+    from api.runs.log.protocols import EventLog
+    from api.runs.stream.frames import FrameEncoder
     from contracts import ChatResponse, EventPayload, RunStatus
 
 __all__ = ("Run",)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from api.runs.sqlite_log import SqliteEventLog
+from api.runs.log.sqlite import SqliteEventLog
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from agent.stores import AgentStores
-    from api.runs.cluster import Cluster
-    from api.runs.event_log import EventLog
+    from api.runs.cluster.protocol import Cluster
+    from api.runs.log.protocols import EventLog
     from api.settings import Settings
 
 __all__ = ("check_run_stores_open", "check_stores", "open_run_stores")
@@ -24,7 +24,7 @@ async def open_run_stores(settings: Settings, stores: AgentStores) -> AsyncItera
         path = settings.agent.data_dir / "events.sqlite"
         yield SqliteEventLog(path, replay_window=settings.replay_window, sealer=stores.sealer), None
         return
-    from api.runs.redis_stores import open_redis_stores
+    from api.runs.cluster.stores import open_redis_stores
 
     async with open_redis_stores(settings, stores) as (log, cluster):
         yield log, cluster
@@ -35,7 +35,7 @@ async def check_stores(settings: Settings) -> None:
     if settings.redis_url is None or settings.agent.database_url is None:
         return
     from agent.stores.postgres import probe
-    from api.runs.redis_stores import connect_redis
+    from api.runs.cluster.stores import connect_redis
 
     redis = await connect_redis(settings.redis_url)
     await redis.aclose()

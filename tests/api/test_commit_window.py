@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from api.runs.commit_window import CommitWindow
+from api.runs.log.commit_window import CommitWindow
 
 _LONGER_THAN_ANY_TEST_S = 3600.0
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from api.runs.feed import RunFeed
+from api.runs.stream.feed import RunFeed
 
 RUN_ID = "r_followed"
 

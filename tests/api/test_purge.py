@@ -20,10 +20,10 @@ from agent.stores.postgres import apply_migrations, migration_lock, open_pool
 from agent.turns import thread_config
 from api.app import create_app
 from api.runs.erasure import Forgotten
-from api.runs.records import EncodedRecord, RunRecord
+from api.runs.log.archive import RunArchive
+from api.runs.log.records import EncodedRecord, RunRecord
+from api.runs.log.sqlite import SqliteEventLog
 from api.runs.retention import cutoff
-from api.runs.run_archive import RunArchive
-from api.runs.sqlite_log import SqliteEventLog
 from contracts import RunSnapshot
 from tests.support.decisions import decision_for
 from tests.support.shared_stores import fresh_shared_stores

@@ -11,7 +11,7 @@ import redis.asyncio
 
 from api.auth.policy import SessionAccess
 from api.exceptions import SessionNotFound
-from api.runs.redis_log import RedisEventLog, RunKeys
+from api.runs.log.redis import RedisEventLog, RunKeys
 from tests.support.run_records import run_record
 from tests.support.shared_stores import fresh_shared_stores
 

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from api.runs.records import StoredEvent
-from api.runs.sqlite_log import SqliteEventLog
+from api.runs.log.records import StoredEvent
+from api.runs.log.sqlite import SqliteEventLog
 from tests.support.run_records import run_record
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from api.runs.records import RunRecord
+    from api.runs.log.records import RunRecord
 
 RUN_ID = "r_batches"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from api.runs.timeouts import SLOT_S, Timeouts
+from api.runs.stream.timeouts import SLOT_S, Timeouts
 
 
 async def _wait(timeouts: Timeouts, within_s: float) -> tuple[bool, float]:

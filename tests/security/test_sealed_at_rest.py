@@ -25,7 +25,7 @@ import redis
 
 from agent.encryption import EncryptionKey
 from agent.sealing import MAGIC, Sealer, is_sealed, key_id
-from api.runs.records import where_record
+from api.runs.log.records import where_record
 from tests.support.decisions import decision_for
 from tests.support.harness_process import HarnessProcess, serve_once
 from tests.support.sse import Frame, frames

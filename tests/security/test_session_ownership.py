@@ -28,7 +28,7 @@ import redis
 
 from agent.stores.postgres import apply_migrations, migration_lock, open_pool
 from api.auth import AuthConfig
-from api.runs.run_archive import RunArchive
+from api.runs.log.archive import RunArchive
 from tests.support.harness_process import HarnessProcess
 from tests.support.run_records import run_record
 from tests.support.shared_stores import fresh_shared_stores

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from api.runs.records import RunRecord
+from api.runs.log.records import RunRecord
 from contracts import RunSnapshot
 
 if TYPE_CHECKING:

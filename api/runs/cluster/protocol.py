@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from api.auth.quotas import StreamQuota
+    from api.runs.cluster.quotas import StreamQuota
     from api.runs.registry import RunRegistry
     from api.runs.run import Run
 

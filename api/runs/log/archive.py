@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from api.runs.records import open_record
+from api.runs.log.records import open_record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from psycopg_pool import AsyncConnectionPool
 
     from agent.sealing import Sealer
-    from api.runs.records import EncodedRecord, RunRecord
+    from api.runs.log.records import EncodedRecord, RunRecord
 
 __all__ = ("RunArchive",)
 

@@ -5,7 +5,7 @@ Keys of one run (``P`` is the configured prefix): ``P:run:<id>`` a hash (the rec
 ids ``<seq>-0``, ``P:run:<id>:lease`` the instance that may write it, expiring unless renewed. Besides:
 ``P:running`` the set of running runs, ``P:session:<id>`` a session's unfinished run, ``P:session:<id>:runs``
 every run of the session (for its erasure), ``P:session:<id>:owner`` its owner and ``P:session:<id>:erasing``
-its erasure's tombstone, both copies of what PostgreSQL decides (``api.runs.session_owners``).
+its erasure's tombstone, both copies of what PostgreSQL decides (``api.runs.log.session_owners``).
 
 Fencing lives here: ``APPEND`` writes nothing unless the caller holds the run's lease and its first event
 continues the stream exactly, so two writers can never give two events one seq or leave a gap. An event

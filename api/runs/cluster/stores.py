@@ -16,10 +16,10 @@ from redis.exceptions import RedisError
 from agent.config import redact_url
 from agent.stores import StoreUnavailable
 from agent.stores.postgres import apply_migrations, migration_lock
-from api.runs.redis_cluster import RedisCluster
-from api.runs.redis_log import RedisEventLog, RunKeys
-from api.runs.run_archive import RunArchive
-from api.runs.session_owners import SessionOwners
+from api.runs.cluster.redis import RedisCluster
+from api.runs.log.archive import RunArchive
+from api.runs.log.redis import RedisEventLog, RunKeys
+from api.runs.log.session_owners import SessionOwners
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

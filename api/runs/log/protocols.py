@@ -1,19 +1,20 @@
-"""The interface of a run event log: the runs' events and records, and who may write them.
+"""The event log's interfaces, one per concern, and ``EventLog``, what a backend implements: all four.
 
-The embedded backend is SQLite (``SqliteEventLog``), for one process; the shared one is Redis Streams
-(``RedisEventLog``), for any number of instances. The routes and the registry see only these methods.
+The embedded backend is SQLite (``SqliteEventLog``), for one process; the shared one is Redis Streams with a
+PostgreSQL archive (``RedisEventLog``), for any number of instances. Collaborators are given the narrowest of
+these they need: a stream reads through ``EventStore``, the erasure forgets through ``Forgetting``.
 
-Appends are queued and return at once; the log commits them in batches, in order, and only then calls
-``on_commit`` so the registry can publish them: persisted before published.
-
-Writing a run is a privilege: ``begin_run`` takes it for a new run (and its session), ``claim_run`` for
-an existing one that nobody executes (to resume, cancel or end it). A record whose status is not
-``running`` gives it back, as does ``release_run``. A shared log refuses the appends of an instance that
-lost the privilege (its lease ran out and another instance took the run over) and reports them to
-``on_fenced``, so seqs stay unique and contiguous whoever writes.
-
-Forgetting (retention and erasure, ``api.runs.erasure``) removes finished runs only: the caller ends a
-run before it erases it.
+- ``EventStore``: appends are queued and return at once; the log commits them in batches, in order, and only
+  then calls ``on_commit`` so the registry can publish them: persisted before published.
+- ``RunStore``: the runs' records, and who may write a run. Writing a run is a privilege: ``begin_run`` takes
+  it for a new run (and its session), ``claim_run`` for an existing one that nobody executes (to resume,
+  cancel or end it). A record whose status is not ``running`` gives it back, as does ``release_run``. A
+  shared log refuses the appends of an instance that lost the privilege (its lease ran out and another
+  instance took the run over) and reports them to ``on_fenced``, so seqs stay unique and contiguous whoever
+  writes.
+- ``SessionStore``: who owns a session, and the tombstones that hold a session while it is erased.
+- ``Forgetting``: retention and erasure (``api.runs.erasure``) remove finished runs only: the caller ends a
+  run before it erases it.
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
     from api.auth.policy import SessionAccess
-    from api.runs.records import RunRecord, StoredEvent
+    from api.runs.log.records import RunRecord, StoredEvent
 
-__all__ = ("EventLog",)
+__all__ = ("EventLog", "EventStore", "Forgetting", "RunStore", "SessionStore")
 
 
-class EventLog(Protocol):
+class EventStore(Protocol):
+    """The runs' events: appended in order, committed in batches, read back after a cursor."""
+
     async def open(self, on_commit: Callable[[str, int], None], on_fenced: Callable[[str], None]) -> None:
         """Start the log; ``on_commit(run_id, seq)`` is called once the run's events up to ``seq`` are durable."""
         ...
@@ -54,6 +57,14 @@ class EventLog(Protocol):
     async def read(self, run_id: str, after: int) -> tuple[list[StoredEvent], int]:
         """The kept events with ``seq > after``, and the highest trimmed seq (see ``trim_point``)."""
         ...
+
+    async def check(self) -> None:
+        """Raise unless the store answers now."""
+        ...
+
+
+class RunStore(Protocol):
+    """The runs' records, and the right to write a run."""
 
     async def load_run(self, run_id: str) -> RunRecord | None:
         """The run's record, its ``last_seq`` the last committed event's."""
@@ -88,15 +99,27 @@ class EventLog(Protocol):
         """Runs recorded as running that no live instance holds (their executor died)."""
         ...
 
-    async def check(self) -> None:
-        """Raise unless the store answers now."""
-        ...
 
-    # --- forgetting: retention and erasure ---
+class SessionStore(Protocol):
+    """Who owns a session, and the marks that hold one while it is erased."""
 
     async def session_owner(self, session_id: str) -> tuple[bool, str | None]:
         """Whether the log knows the session, and its owner (None for a session begun with identity off)."""
         ...
+
+    async def hold_sessions(self, session_ids: Sequence[str], holder: str) -> None:
+        """Mark ``session_ids`` as being erased by ``holder``: a tombstone in the store, which every instance
+        checks as it begins a run, so no turn starts in them anywhere until ``release_sessions`` or
+        ``forget_sessions``. A session marked already keeps its mark."""
+        ...
+
+    async def release_sessions(self, session_ids: Sequence[str], holder: str) -> None:
+        """Remove the marks ``holder`` set that are still there (the erasure stopped before forgetting)."""
+        ...
+
+
+class Forgetting(Protocol):
+    """What retention and erasure remove: finished runs, and sessions left without runs."""
 
     async def session_runs(self, session_ids: Sequence[str]) -> dict[str, list[str]]:
         """The ids of the runs of each of ``session_ids``; sessions without any are left out."""
@@ -119,16 +142,10 @@ class EventLog(Protocol):
         """Remove what is kept of each of ``session_ids`` that has no run left (its owner, its tombstone)."""
         ...
 
-    async def hold_sessions(self, session_ids: Sequence[str], holder: str) -> None:
-        """Mark ``session_ids`` as being erased by ``holder``: a tombstone in the store, which every instance
-        checks as it begins a run, so no turn starts in them anywhere until ``release_sessions`` or
-        ``forget_sessions``. A session marked already keeps its mark."""
-        ...
-
-    async def release_sessions(self, session_ids: Sequence[str], holder: str) -> None:
-        """Remove the marks ``holder`` set that are still there (the erasure stopped before forgetting)."""
-        ...
-
     async def compact(self) -> None:
         """Leave nothing removed in the store's files (SQLite's write-ahead log); a server store has none."""
         ...
+
+
+class EventLog(EventStore, RunStore, SessionStore, Forgetting, Protocol):
+    """A whole backend: what the stores open and the registry wires; each collaborator gets one part."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-from api.auth.quotas import too_many
-from api.runs.redis_scripts import STREAM_SLOT
+from api.runs.cluster.quotas import too_many
+from api.runs.log.redis_scripts import STREAM_SLOT
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent.stores import is_store_failure
 from agent.stores.postgres import ping
-from api.runs.redis_quota import RedisStreamQuota
-from api.runs.redis_scripts import SUBSCRIBERS
+from api.runs.cluster.redis_quota import RedisStreamQuota
+from api.runs.log.redis_scripts import SUBSCRIBERS
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Coroutine
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from psycopg_pool import AsyncConnectionPool
     from redis.asyncio import Redis
 
-    from api.runs.redis_log import RedisEventLog, RunKeys
+    from api.runs.log.redis import RedisEventLog, RunKeys
     from api.runs.registry import RunRegistry
     from api.runs.run import Run
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.clock import format_timestamp
-from api.runs.commit_window import GATHER_S
-from api.runs.frames import HEARTBEAT, retry_frame
-from api.runs.records import FINISHED
+from api.runs.log.commit_window import GATHER_S
+from api.runs.log.records import FINISHED
+from api.runs.stream.frames import HEARTBEAT, retry_frame
 from contracts import TERMINAL_EVENT_TYPES, Snapshot
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
     from api.auth import Principal
-    from api.runs.records import StoredEvent
+    from api.runs.log.records import StoredEvent
     from api.runs.registry import RunRegistry
 
 __all__ = ("StreamSlot", "follow_run")

@@ -29,8 +29,16 @@ from agent.stores.private_files import private_sqlite_file
 from agent.stores.scrub import scrub
 from agent.stores.sqlite_key_check import SqliteFileKeyCheck
 from api.exceptions import SessionBusy, SessionNotFound
-from api.runs.commit_window import CommitWindow
-from api.runs.records import FINISHED, EncodedRecord, StoredEvent, open_record, trim_point, where_batch, where_record
+from api.runs.log.records import (
+    FINISHED,
+    EncodedRecord,
+    StoredEvent,
+    open_record,
+    trim_point,
+    where_batch,
+    where_record,
+)
+from api.runs.log.writer import BatchWriter
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -38,7 +46,7 @@ if TYPE_CHECKING:
 
     from agent.sealing import Sealer
     from api.auth.policy import SessionAccess
-    from api.runs.records import RunRecord
+    from api.runs.log.records import RunRecord
 
 __all__ = ("SqliteEventLog",)
 
@@ -94,7 +102,7 @@ class SqliteEventLog:
         self._path = path
         self._window = replay_window
         self._sealer = sealer
-        """Seals each batch's blob and each record with ``HARNESS_ENCRYPTION_KEY`` (``api.runs.records``)."""
+        """Seals each batch's blob and each record with ``HARNESS_ENCRYPTION_KEY`` (``api.runs.log.records``)."""
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-log")
         self._db: sqlite3.Connection | None = None
         """The store thread's connection: reads, erasure, checkpoints."""
@@ -104,13 +112,7 @@ class SqliteEventLog:
         """Held by whoever writes: a batch, or an erasure."""
         self._unchecked_bytes = 0
         self._checkpoint: asyncio.Future[Any] | None = None
-        self._queue: list[_Op] = []
-        self._due = CommitWindow()
-        self._committed_batches = 0
-        self._queued_batches = 0
-        self._batch_done = asyncio.Condition()
-        self._writer: asyncio.Task[None] | None = None
-        self._failure: BaseException | None = None
+        self._writer: BatchWriter[_Op] = BatchWriter(self._commit)
         self._on_commit: Callable[[str, int], None] = lambda run_id, seq: None
         self._held: set[str] = set()
         """Runs this process may write."""
@@ -137,13 +139,11 @@ class SqliteEventLog:
         self._sessions = {session_id: run_id for session_id, run_id in rows}
         held = await self._call(self._fetch_all, "SELECT session_id, holder FROM session_erasures")
         self._erasing = {session_id: holder for session_id, holder in held}
-        self._writer = asyncio.create_task(self._write_batches(), name="event-log-writer")
+        self._writer.start()
 
     async def close(self) -> None:
         await self.flush()
-        if self._writer is not None:
-            self._writer.cancel()
-            await asyncio.gather(self._writer, return_exceptions=True)
+        await self._writer.stop()
         if self._checkpoint is not None:
             await asyncio.gather(self._checkpoint, return_exceptions=True)
         if self._appends is not None:
@@ -153,24 +153,17 @@ class SqliteEventLog:
         self._executor.shutdown(wait=True)
 
     def append(self, run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None:
-        self._queue.append((run_id, event))
+        self._writer.put((run_id, event))
         if record is not None:
             self._queue_record(record.encode())
-        self._due.queued(event.type)
+        self._writer.queued(event.type)
 
     def save_run(self, record: RunRecord) -> None:
         self._queue_record(record.encode())
-        self._due.queued(None)
+        self._writer.queued(None)
 
     async def flush(self) -> None:
-        if not self._queue and self._committed_batches == self._queued_batches:
-            return
-        if self._queue:
-            self._due.now()
-        target = self._queued_batches + (1 if self._queue else 0)
-        async with self._batch_done:
-            await self._batch_done.wait_for(lambda: self._committed_batches >= target or self._failure is not None)
-        self.raise_on_failure()
+        await self._writer.flush()
 
     async def read(self, run_id: str, after: int) -> tuple[list[StoredEvent], int]:
         return await self._call(self._read, run_id, after)
@@ -208,7 +201,7 @@ class SqliteEventLog:
             return busy
         if not known:
             self._owners[session_id] = access.owner
-            self._queue.append(_SessionRow(session_id, access.owner))
+            self._writer.put(_SessionRow(session_id, access.owner))
         self._sessions[session_id] = run_id
         self._held.add(run_id)
         self.save_run(record)
@@ -335,40 +328,23 @@ class SqliteEventLog:
         return [run_id for (run_id,) in rows if run_id not in self._held]
 
     async def check(self) -> None:
-        self.raise_on_failure()
-
-    def raise_on_failure(self) -> None:
-        if self._failure is not None:
-            raise RuntimeError("the event log can no longer write") from self._failure
+        self._writer.raise_on_failure()
 
     def _queue_record(self, record: EncodedRecord) -> None:
-        self._queue.append(record)
+        self._writer.put(record)
         if record.status != "running":
             self._held.discard(record.run_id)
         if record.status in FINISHED and self._sessions.get(record.session_id) == record.run_id:
             del self._sessions[record.session_id]
 
-    async def _write_batches(self) -> None:
-        while True:
-            await self._due.wait()
-            async with self._exclusive:
-                batch, self._queue = self._queue, []
-                self._queued_batches += 1
-                try:
-                    committed = self._write(batch)
-                except Exception as exc:
-                    logger.exception("event log write failed; no further events are persisted")
-                    self._failure = exc
-                    async with self._batch_done:
-                        self._batch_done.notify_all()
-                    return
-            self._committed_batches += 1
-            for run_id, seq in committed.items():
-                self._on_commit(run_id, seq)
-            async with self._batch_done:
-                self._batch_done.notify_all()
-            if self._unchecked_bytes >= _CHECKPOINT_BYTES and self._checkpoint is None:
-                self._start_checkpoint()
+    async def _commit(self, batch: list[_Op]) -> None:
+        """One batch of the writer's, in one transaction, taking turns with an erasure."""
+        async with self._exclusive:
+            committed = self._write(batch)
+        for run_id, seq in committed.items():
+            self._on_commit(run_id, seq)
+        if self._unchecked_bytes >= _CHECKPOINT_BYTES and self._checkpoint is None:
+            self._start_checkpoint()
 
     def _start_checkpoint(self) -> None:
         """Fold the WAL into the database on the store thread; appends go on meanwhile."""

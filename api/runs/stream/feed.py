@@ -12,7 +12,7 @@ import asyncio
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
-from api.runs.timeouts import Timeouts
+from api.runs.stream.timeouts import Timeouts
 
 if TYPE_CHECKING:
     from collections.abc import Callable

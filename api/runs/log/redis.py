@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, cast
 from agent.stores import is_store_failure
 from agent.stores.key_check import check_key
 from api.exceptions import SessionBusy, SessionNotFound
-from api.runs.commit_window import CommitWindow
-from api.runs.records import EncodedRecord, StoredEvent, open_record, where_event
-from api.runs.redis_key_check import RedisKeyCheck
-from api.runs.redis_scripts import APPEND, BEGIN, CLAIM, HOLD, RELEASE, RENEW
+from api.runs.log.records import EncodedRecord, StoredEvent, open_record, where_event
+from api.runs.log.redis_key_check import RedisKeyCheck
+from api.runs.log.redis_scripts import APPEND, BEGIN, CLAIM, HOLD, RELEASE, RENEW
+from api.runs.log.writer import BatchWriter
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -31,9 +31,9 @@ if TYPE_CHECKING:
 
     from agent.sealing import Sealer
     from api.auth.policy import SessionAccess
-    from api.runs.records import RunRecord
-    from api.runs.run_archive import RunArchive
-    from api.runs.session_owners import SessionOwners
+    from api.runs.log.archive import RunArchive
+    from api.runs.log.records import RunRecord
+    from api.runs.log.session_owners import SessionOwners
 
 __all__ = ("RedisEventLog", "RunKeys")
 
@@ -117,19 +117,14 @@ class RedisEventLog:
         self._window = replay_window
         self._sealer = sealer
         """Seals each event's frame (the topology field is the first one's) and each record with
-        ``HARNESS_ENCRYPTION_KEY`` (``api.runs.records``)."""
+        ``HARNESS_ENCRYPTION_KEY`` (``api.runs.log.records``)."""
         self._append = redis.register_script(APPEND)
         self._begin = redis.register_script(BEGIN)
         self._claim = redis.register_script(CLAIM)
         self._hold = redis.register_script(HOLD)
         self._release = redis.register_script(RELEASE)
         self._renew = redis.register_script(RENEW)
-        self._queue: list[tuple[str, StoredEvent | EncodedRecord]] = []
-        self._due = CommitWindow()
-        self._queued_batches = 0
-        self._committed_batches = 0
-        self._batch_done = asyncio.Condition()
-        self._writer: asyncio.Task[None] | None = None
+        self._writer: BatchWriter[tuple[str, StoredEvent | EncodedRecord]] = BatchWriter(self._commit_batch)
         self._archiver: asyncio.Task[None] | None = None
         self._unarchived: dict[str, EncodedRecord] = {}
         self._unclaimed: dict[str, tuple[str, str | None, str]] = {}
@@ -144,18 +139,20 @@ class RedisEventLog:
         self._on_commit = on_commit
         self._on_fenced = on_fenced
         await check_key(self.key_check(), self._sealer)
-        self._writer = asyncio.create_task(self._write_batches(), name="event-log-writer")
+        self._writer.start()
         self._archiver = asyncio.create_task(self._archive_records(), name="run-archiver")
 
     async def close(self) -> None:
         try:
             await asyncio.wait_for(self.flush(), _RETRY_MAX_S * 5)
         except TimeoutError:
-            logger.error("closing with %d unwritten event-log operations: the stores are unreachable", len(self._queue))
-        for task in (self._writer, self._archiver):
-            if task is not None:
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
+            logger.error(
+                "closing with %d unwritten event-log operations: the stores are unreachable", self._writer.pending
+            )
+        await self._writer.stop()
+        if self._archiver is not None:
+            self._archiver.cancel()
+            await asyncio.gather(self._archiver, return_exceptions=True)
         if self._unarchived or self._unclaimed:
             try:
                 async with asyncio.timeout(_RETRY_MAX_S):
@@ -171,14 +168,14 @@ class RedisEventLog:
                 )
 
     def append(self, run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None:
-        self._queue.append((run_id, event))
+        self._writer.put((run_id, event))
         if record is not None:
-            self._queue.append((run_id, self._encoded(record)))
-        self._due.queued(event.type)
+            self._writer.put((run_id, self._encoded(record)))
+        self._writer.queued(event.type)
 
     def save_run(self, record: RunRecord) -> None:
-        self._queue.append((record.snapshot.run_id, self._encoded(record)))
-        self._due.queued(None)
+        self._writer.put((record.snapshot.run_id, self._encoded(record)))
+        self._writer.queued(None)
 
     def key_check(self) -> RedisKeyCheck:
         """The prefix's key check (``agent.stores.key_check``): run as the log opens, and by ``harness rotate-key``."""
@@ -190,13 +187,7 @@ class RedisEventLog:
         return encoded if self._sealer is None else encoded.sealed(self._sealer)
 
     async def flush(self) -> None:
-        if not self._queue and self._committed_batches == self._queued_batches:
-            return
-        if self._queue:
-            self._due.now()
-        target = self._queued_batches + (1 if self._queue else 0)
-        async with self._batch_done:
-            await self._batch_done.wait_for(lambda: self._committed_batches >= target)
+        await self._writer.flush()
 
     async def read(self, run_id: str, after: int) -> tuple[list[StoredEvent], int]:
         async with self._redis.pipeline(transaction=False) as pipe:
@@ -318,6 +309,7 @@ class RedisEventLog:
         return [run_id for run_id, held in zip(running, leased, strict=True) if not held]
 
     async def check(self) -> None:
+        self._writer.raise_on_failure()
         await self._redis.ping()
 
     # --- forgetting: retention and erasure (the archive knows the runs Redis no longer holds) ---
@@ -405,27 +397,21 @@ class RedisEventLog:
 
     # --- the writer ---
 
-    async def _write_batches(self) -> None:
-        while True:
-            await self._due.wait()
-            batch, self._queue = self._queue, []
-            self._queued_batches += 1
-            runs = _group(batch)
-            if self._sealer is not None:
-                _seal_events(runs, self._sealer)  # once: a retried batch sends the same bytes (APPEND skips them)
-            outcomes = await self._commit_until_done(runs)
-            for run_id, (fenced, last_seq) in outcomes.items():
-                if fenced:
-                    self._on_fenced(run_id)
-                elif runs[run_id].events:
-                    self._on_commit(run_id, last_seq)
-                record = runs[run_id].record
-                if record is not None and not fenced:
-                    self._unarchived[run_id] = record
-                    self._archive_wanted.set()
-            self._committed_batches += 1
-            async with self._batch_done:
-                self._batch_done.notify_all()
+    async def _commit_batch(self, batch: list[tuple[str, StoredEvent | EncodedRecord]]) -> None:
+        """One batch of the writer's: one pipelined round trip, retried until Redis takes it."""
+        runs = _group(batch)
+        if self._sealer is not None:
+            _seal_events(runs, self._sealer)  # once: a retried batch sends the same bytes (APPEND skips them)
+        outcomes = await self._commit_until_done(runs)
+        for run_id, (fenced, last_seq) in outcomes.items():
+            if fenced:
+                self._on_fenced(run_id)
+            elif runs[run_id].events:
+                self._on_commit(run_id, last_seq)
+            record = runs[run_id].record
+            if record is not None and not fenced:
+                self._unarchived[run_id] = record
+                self._archive_wanted.set()
 
     async def _commit_until_done(self, runs: dict[str, _RunBatch]) -> dict[str, tuple[bool, int]]:
         delay = _RETRY_FIRST_S

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from redis.asyncio import Redis
 
-    from api.runs.redis_log import RunKeys
+    from api.runs.log.redis import RunKeys
 
 __all__ = ("RedisKeyCheck",)
 

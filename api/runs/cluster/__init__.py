@@ -1,0 +1,3 @@
+"""cluster"""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""log"""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""stream"""
+
+from __future__ import annotations
