@@ -44,6 +44,7 @@ from contracts.events import (
     TurnCompleted,
     TurnCompletedEvent,
 )
+from contracts.graph_events import GRAPH_STREAM_MODES, GraphPart, GraphStreamMode, InterruptInfo, RunCompleted
 from contracts.health import Health
 from contracts.ids import ID_PATTERN, RunId, SessionId
 from contracts.knowledge import KnowledgeDocument
@@ -65,6 +66,7 @@ from contracts.runs import RunError, RunSnapshot, RunStatus
 __all__ = (
     "ENVELOPE_OF",
     "ENVELOPE_VERSION",
+    "GRAPH_STREAM_MODES",
     "ID_PATTERN",
     "INTERRUPT_ID_PATTERN",
     "PROBLEM_MEDIA_TYPE",
@@ -89,11 +91,14 @@ __all__ = (
     "EventPayload",
     "EventType",
     "FieldError",
+    "GraphPart",
+    "GraphStreamMode",
     "GraphTopology",
     "GraphTopologyEvent",
     "Health",
     "InteractionLogged",
     "InteractionLoggedEvent",
+    "InterruptInfo",
     "KnowledgeDocument",
     "NodeCompleted",
     "NodeCompletedEvent",
@@ -106,6 +111,7 @@ __all__ = (
     "PendingApprovals",
     "Problem",
     "ResumeRequest",
+    "RunCompleted",
     "RunError",
     "RunId",
     "RunSnapshot",

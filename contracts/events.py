@@ -89,12 +89,24 @@ class GraphTopology(msgspec.Struct, kw_only=True):
     edges: list[TopologyEdge]
 
 
-class NodeStarted(msgspec.Struct, kw_only=True):
+SubgraphNamespace = Annotated[
+    list[str],
+    msgspec.Meta(
+        description=(
+            "For a node of a subgraph of a registered graph: one `<node>:<task id>` per subgraph level, outermost "
+            "first. Left out for the root graph (the support agent's nodes never carry it)."
+        )
+    ),
+]
+
+
+class NodeStarted(msgspec.Struct, kw_only=True, omit_defaults=True):
     node: str
     step: Step
+    ns: SubgraphNamespace = msgspec.field(default_factory=list)
 
 
-class NodeCompleted(msgspec.Struct, kw_only=True):
+class NodeCompleted(msgspec.Struct, kw_only=True, omit_defaults=True):
     node: str
     step: Step
     latency_ms: Annotated[
@@ -105,6 +117,7 @@ class NodeCompleted(msgspec.Struct, kw_only=True):
     ]
     outcome: str
     summary: Annotated[str, msgspec.Meta(description="One line a person can read, e.g. `3 passages found`.")]
+    ns: SubgraphNamespace = msgspec.field(default_factory=list)
 
 
 class TokenDelta(msgspec.Struct, kw_only=True):
