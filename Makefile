@@ -36,6 +36,7 @@ test: $(VENV)/.installed-test $(NODE_TOOLS:%=%/node_modules) chromium nginx
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check contracts agent api tests bench
 	$(BIN)/ruff format --check contracts agent api tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy

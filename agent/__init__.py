@@ -1,19 +1,70 @@
-"""The LangGraph agent: guardrails, retrieval, a streamed model answer, human approval, actions."""
+"""The LangGraph agent: guardrails, retrieval, a streamed model answer, human approval, actions.
+
+What the service (``api``) uses of the agent is exported here and by the public subpackages (``agent.stores``,
+``agent.llm``, ``agent.knowledge``, ``agent.guardrails``, ``agent.evaluation``, ``agent.graphs``); the rest is
+the agent's own, free to change. tests/test_architecture.py holds the service to that.
+"""
 
 from __future__ import annotations
 
-from agent.config import AgentConfig, ConfigError
+from agent.clock import (
+    Clock,
+    IdFactory,
+    RandomIds,
+    SequentialIds,
+    SteppingClock,
+    SystemClock,
+    format_timestamp,
+)
+from agent.config import AgentConfig, ConfigError, StubConfig, read_float, read_optional_int, redact_url
+from agent.erasure import deleted_account
+from agent.errors import AgentError
+from agent.events import STREAM_MODES, StreamTranslator, read_topology
 from agent.graph import NODE_LABELS, build_graph
+from agent.intake import admit, carries_personal_data, message_text
+from agent.log_privacy import configured_secrets, install_log_redaction
+from agent.response import chat_response, pending_approval
 from agent.runtime import Agent, open_agent
-from agent.turns import resume_turn, run_turn
+from agent.sealing import Sealer, is_sealed, key_id, place
+from agent.state import AgentState
+from agent.turns import resume_turn, run_turn, thread_config
 
 __all__ = (
     "NODE_LABELS",
+    "STREAM_MODES",
     "Agent",
     "AgentConfig",
+    "AgentError",
+    "AgentState",
+    "Clock",
     "ConfigError",
+    "IdFactory",
+    "RandomIds",
+    "Sealer",
+    "SequentialIds",
+    "SteppingClock",
+    "StreamTranslator",
+    "StubConfig",
+    "SystemClock",
+    "admit",
     "build_graph",
+    "carries_personal_data",
+    "chat_response",
+    "configured_secrets",
+    "deleted_account",
+    "format_timestamp",
+    "install_log_redaction",
+    "is_sealed",
+    "key_id",
+    "message_text",
     "open_agent",
+    "pending_approval",
+    "place",
+    "read_float",
+    "read_optional_int",
+    "read_topology",
+    "redact_url",
     "resume_turn",
     "run_turn",
+    "thread_config",
 )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from agent.encryption import EncryptionKey, parse_key, parse_keys
+from agent.errors import AgentError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -28,7 +29,7 @@ __all__ = (
 PROVIDER_NAMES = ("anthropic", "local", "openai", "stub")
 
 
-class ConfigError(ValueError):
+class ConfigError(AgentError, ValueError):
     """A configuration value that cannot be used; the message names the variable."""
 
 

@@ -16,7 +16,7 @@ import msgspec
 
 from agent.guardrails import redact
 from agent.sealing import place
-from agent.stores.scrub import scrub
+from agent.stores.scrubbing import scrub
 from agent.stores.sqlite_key_check import SqliteFileKeyCheck
 
 if TYPE_CHECKING:

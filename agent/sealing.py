@@ -29,6 +29,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from agent.config import ConfigError
+from agent.errors import AgentError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -57,7 +58,7 @@ _BODY = 18
 _NONCE_BYTES = 12
 
 
-class SealError(RuntimeError):
+class SealError(AgentError, RuntimeError):
     """A stored value that must be sealed does not open. The message names the place, never the value."""
 
 

@@ -11,8 +11,8 @@ from litestar.di import NamedDependency, Provide
 from litestar.middleware.rate_limit import RateLimitConfig, get_remote_address
 from litestar.openapi import OpenAPIConfig
 
-from agent.clock import RandomIds, SystemClock
-from agent.runtime import open_agent
+from agent import RandomIds, SystemClock, open_agent
+from agent.knowledge import KnowledgeIndex
 from api.auth import ANONYMOUS, Principal
 from api.auth.identity import Identity
 from api.errors import EXCEPTION_HANDLERS
@@ -26,6 +26,7 @@ from api.routes.runs import cancel_run, get_run, run_events
 from api.routes.sessions import delete_session
 from api.routes.spa import index, spa_asset
 from api.routes.turns import chat, resume_chat
+from api.runs.erasure import SessionErasure
 from api.runs.registry import RunRegistry
 from api.runs.stores import open_run_stores
 from api.settings import Settings
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
 
     from opentelemetry.sdk.trace import TracerProvider
 
-    from agent.clock import Clock, IdFactory
-    from agent.llm.protocol import LLMClient
+    from agent import Clock, IdFactory
+    from agent.llm import LLMClient
 
 __all__ = ("API_VERSION", "create_app")
 
@@ -66,13 +67,15 @@ def create_app(
             runs = RunRegistry(agent, log, settings, clock=clock, ids=ids, cluster=cluster)
             await runs.open()
             app.state.runs = runs
+            app.state.erasure = runs.erasure
+            app.state.knowledge = agent.deps.knowledge
             try:
                 yield
             finally:
                 await runs.close()
 
     identity = Identity(settings.auth) if settings.auth.enabled else None
-    middleware: list[Any] = site_checks(settings)
+    middleware: list[Any] = site_checks(hosts_allowed=settings.hosts_allowed, cors_origins=settings.cors_origins)
     if identity is not None:
         middleware.append(identity.middleware())
     middleware += body_checks()
@@ -110,14 +113,21 @@ def create_app(
         dependencies={
             "runs": Provide(_runs, sync_to_thread=False),
             "principal": Provide(_principal, sync_to_thread=False),
+            "erasure": Provide(_erasure, sync_to_thread=False),
+            "knowledge": Provide(_knowledge, sync_to_thread=False),
         },
-        signature_namespace={"RunRegistry": RunRegistry, "Principal": Principal},
+        signature_namespace={
+            "RunRegistry": RunRegistry,
+            "Principal": Principal,
+            "SessionErasure": SessionErasure,
+            "KnowledgeIndex": KnowledgeIndex,
+        },
         state=State({"identity": settings.auth.enabled, "auth": identity}),
         stores=stores,
         lifespan=[lifespan] if identity is None else [lifespan, identity.watching],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=middleware,
-        before_send=cors_response_headers(settings),
+        before_send=cors_response_headers(settings.cors_origins),
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="Agent Harness API",
@@ -134,6 +144,16 @@ def create_app(
 def _runs(request: Request[Any, Any, Any]) -> RunRegistry:
     runs: RunRegistry = request.app.state.runs
     return runs
+
+
+def _erasure(request: Request[Any, Any, Any]) -> SessionErasure:
+    erasure: SessionErasure = request.app.state.erasure
+    return erasure
+
+
+def _knowledge(request: Request[Any, Any, Any]) -> KnowledgeIndex:
+    knowledge: KnowledgeIndex = request.app.state.knowledge
+    return knowledge
 
 
 def _principal(request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]) -> Principal:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agent.config import ConfigError
+from agent import ConfigError
 from agent.stores import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ DOCS_DIR = Path(__file__).resolve().parents[1] / "docs"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from agent.evaluation.cli import add_eval_parser, run_eval_command
+    from agent.evaluation import add_eval_parser, run_eval_command
 
     parser = argparse.ArgumentParser(prog="harness", description="An AI agent whose every turn can be watched live.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -167,7 +167,7 @@ async def _purge(older_than_s: float, batch: int) -> int:
 
 async def _rotate_key(batch: int) -> int:
     """Everything the stores hold, under the current key; resumable (what is done already is skipped)."""
-    from agent.sealing import key_id
+    from agent import key_id
     from agent.stores import open_stores
     from agent.stores.reseal import reseal_agent_stores
     from api.runs.log.reseal import reseal_run_stores
@@ -196,9 +196,8 @@ async def _rotate_key(batch: int) -> int:
 
 
 async def _ask(question: str, session_id: str | None) -> int:
-    from agent import open_agent, run_turn
-    from agent.clock import RandomIds
-    from agent.llm.errors import LLMError
+    from agent import RandomIds, open_agent, run_turn
+    from agent.llm import LLMError
     from api.settings import Settings
     from contracts import ChatRequest
 

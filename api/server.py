@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import msgspec
 import uvicorn
 
-from agent.llm.local_autostart import local_model_served
-from agent.log_privacy import configured_secrets, install_log_redaction
+from agent import configured_secrets, install_log_redaction
+from agent.llm import local_model_served
 from api.app import create_app
 from api.auth import identity_secrets
 from api.runs.stores import check_run_stores_open, check_stores

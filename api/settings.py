@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agent.config import AgentConfig, ConfigError, read_float, read_optional_int, redact_url
+from agent import AgentConfig, ConfigError, read_float, read_optional_int, redact_url
 from api.auth.config import AuthConfig
 from api.request_checks.allowed_hosts import default_allowed_hosts, parse_allowed_hosts
 from api.request_checks.cross_origin import parse_cors_origins

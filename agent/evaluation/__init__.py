@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from agent.evaluation.cli import add_eval_parser, run_eval_command
 from agent.evaluation.compare import Comparison, compare
 from agent.evaluation.dataset import (
     BUNDLED_DATASETS,
@@ -41,6 +42,7 @@ __all__ = (
     "ReportError",
     "ReportFiles",
     "TurnResult",
+    "add_eval_parser",
     "build_report",
     "compare",
     "compute_metrics",
@@ -53,5 +55,6 @@ __all__ = (
     "resolve_dataset",
     "run_case",
     "run_dataset",
+    "run_eval_command",
     "write_reports",
 )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
+from agent.errors import AgentError
 from agent.guardrails import RefusalReason
 from contracts import AnswerKind, TurnStatus
 
@@ -56,7 +57,7 @@ CaseCategory = Literal[
 CaseId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=80)]
 
 
-class DatasetError(ValueError):
+class DatasetError(AgentError, ValueError):
     """A dataset that cannot be used; the message names the file and line of each problem."""
 
 

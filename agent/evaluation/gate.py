@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
+from agent.errors import AgentError
 from agent.evaluation.headline import HEADLINE_METRICS, headline
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ __all__ = (
 _BOUND_OF_DIRECTION = {"higher": "min", "lower": "max"}
 
 
-class GateConfigError(ValueError):
+class GateConfigError(AgentError, ValueError):
     """Thresholds that cannot be used; the message names the key."""
 
 

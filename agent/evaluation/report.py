@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agent.clock import format_timestamp
+from agent.errors import AgentError
 from agent.evaluation.metrics import Metrics, compute_metrics
 from agent.evaluation.results import CaseResult
 
@@ -37,7 +38,7 @@ __all__ = (
 REPORT_SCHEMA_VERSION = 1
 
 
-class ReportError(ValueError):
+class ReportError(AgentError, ValueError):
     """A report file that cannot be read as this schema; the message names the file."""
 
 

@@ -6,6 +6,7 @@ from agent.llm.anthropic import AnthropicClient
 from agent.llm.errors import LLMError, ProviderRejected, ProviderStreamFailed, ProviderUnavailable
 from agent.llm.factory import close_llm_client, create_llm_client
 from agent.llm.fallback import FallbackLLM
+from agent.llm.local_autostart import local_model_served
 from agent.llm.openai import OpenAICompatibleClient
 from agent.llm.protocol import LLMClient, StreamingLLMClient
 from agent.llm.types import ChatMessage, Chunk, Completion, LLMParams
@@ -26,4 +27,5 @@ __all__ = (
     "StreamingLLMClient",
     "close_llm_client",
     "create_llm_client",
+    "local_model_served",
 )

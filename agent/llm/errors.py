@@ -11,10 +11,12 @@ went wrong, never a key, an ``Authorization`` header or the prompt.
 
 from __future__ import annotations
 
+from agent.errors import AgentError
+
 __all__ = ("LLMError", "ProviderRejected", "ProviderStreamFailed", "ProviderUnavailable")
 
 
-class LLMError(Exception):
+class LLMError(AgentError):
     code = "provider_error"
     retryable = True
 

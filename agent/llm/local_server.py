@@ -27,6 +27,8 @@ from typing import IO, TYPE_CHECKING, Self
 
 import httpx
 
+from agent.errors import AgentError
+
 if TYPE_CHECKING:
     from types import TracebackType
 
@@ -44,7 +46,7 @@ _STOP_GRACE_S = 5.0
 _LOG_TAIL_CHARS = 2000
 
 
-class LocalServerError(RuntimeError):
+class LocalServerError(AgentError, RuntimeError):
     """The local model server cannot be found, started or reached; the message says what to do."""
 
 

@@ -1,7 +1,8 @@
 """Where the agent keeps what it must not lose: checkpoints, the interaction log and the ledger.
 
 Embedded SQLite files in the data directory by default; PostgreSQL when ``HARNESS_DATABASE_URL`` is set,
-so that any number of instances share them.
+so that any number of instances share them. Public beside this package: ``agent.stores.postgres`` (the shared
+stores, with the ``cluster`` extra) and ``agent.stores.reseal`` (``harness rotate-key``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,12 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from agent.errors import AgentError
+from agent.stores.key_check import RECORD_TYPE, EncryptionKeyError, PlainValuesError, check_key, sealed_record
+from agent.stores.private_files import private_sqlite_file
+from agent.stores.scrubbing import scrub
+from agent.stores.sqlite_key_check import SqliteFileKeyCheck
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
@@ -20,10 +27,23 @@ if TYPE_CHECKING:
     from agent.interactions import InteractionLog
     from agent.sealing import Sealer
 
-__all__ = ("AgentStores", "StoreUnavailable", "is_store_failure", "open_stores")
+__all__ = (
+    "RECORD_TYPE",
+    "AgentStores",
+    "EncryptionKeyError",
+    "PlainValuesError",
+    "SqliteFileKeyCheck",
+    "StoreUnavailable",
+    "check_key",
+    "is_store_failure",
+    "open_stores",
+    "private_sqlite_file",
+    "scrub",
+    "sealed_record",
+)
 
 
-class StoreUnavailable(RuntimeError):
+class StoreUnavailable(AgentError, RuntimeError):
     """A shared store cannot be reached; the message names it (without its password) and what failed."""
 
 
@@ -43,11 +63,11 @@ class AgentStores:
             await self.checkpointer.adelete_thread(session_id)
 
     async def compact(self) -> None:
-        """Leave nothing removed in the stores' files (``agent.stores.scrub``); PostgreSQL reclaims its own."""
+        """Leave nothing removed in the stores' files (``agent.stores.scrubbing``); PostgreSQL reclaims its own."""
         await self.interactions.compact()
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-        from agent.stores.scrub import SCRUB
+        from agent.stores.scrubbing import SCRUB
 
         saver = self.checkpointer
         if isinstance(saver, AsyncSqliteSaver):

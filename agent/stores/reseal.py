@@ -7,7 +7,7 @@ applies only where the value is still the one read: a row the service changed me
 value (sealed under the current key, since the service runs with it), and the next pass looks at it again.
 Passes repeat until one changes nothing, and only then is the store's key check record written: "every value
 here is sealed", under the current key (``agent.stores.key_check``). A SQLite file is then scrubbed
-(``agent.stores.scrub``): the pages that held the plain or old-key values leave the file and its log.
+(``agent.stores.scrubbing``): the pages that held the plain or old-key values leave the file and its log.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.interactions import SEALED_COLUMNS, where_sealed
 from agent.stores.key_check import sealed_record
-from agent.stores.scrub import scrub
+from agent.stores.scrubbing import scrub
 from agent.stores.sealed_serde import reseal_checkpoint_value
 
 if TYPE_CHECKING:

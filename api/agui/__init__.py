@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from api.agui.input import requested_turn
 from api.agui.runs import OpenedRun, open_run
-from api.agui.stream import agui_stream
+from api.agui.stream import AgUiStream
 from api.agui.translate import AgUiTranslator, interrupt_id
 
-__all__ = ("AgUiTranslator", "OpenedRun", "agui_stream", "interrupt_id", "open_run", "requested_turn")
+__all__ = ("AgUiStream", "AgUiTranslator", "OpenedRun", "interrupt_id", "open_run", "requested_turn")

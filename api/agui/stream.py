@@ -1,38 +1,49 @@
-"""An AG-UI response body: the run's envelopes, translated and SSE-encoded by the official encoder."""
+"""AG-UI's encoding of a run's stream: each committed event decoded back into its contract envelope, translated
+into AG-UI events, and SSE-encoded by the official encoder, with the service's heartbeats between."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
 from ag_ui.encoder import EventEncoder
 
 from api.runs.stream.frames import HEARTBEAT
+from contracts import Envelope
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import Sequence
 
-    from api.agui.runs import OpenedRun
     from api.agui.translate import AgUiTranslator
+    from api.runs.log.records import StoredEvent
 
-__all__ = ("agui_stream",)
+__all__ = ("AgUiStream",)
+
+_DATA = b"\ndata: "
+_decode = msgspec.json.Decoder(Envelope).decode
 
 
-async def agui_stream(opened: OpenedRun, translator: AgUiTranslator) -> AsyncIterator[bytes]:
-    """Every AG-UI event of this request, flushed as it happens, with the service's heartbeats between.
+class AgUiStream:
+    """One AG-UI run's stream. It ends with the event that ends the AG-UI run: ``RUN_FINISHED`` (completed,
+    interrupted for an approval, cancelled) or ``RUN_ERROR``; a paused harness run goes on waiting."""
 
-    It ends with the event that ends the AG-UI run: ``RUN_FINISHED`` (completed, interrupted for an
-    approval, cancelled) or ``RUN_ERROR``; a paused harness run goes on waiting for its decision.
-    """
-    encoder = EventEncoder()
-    try:
-        async for envelope in opened.envelopes:
-            if envelope is None:
-                yield HEARTBEAT
-                continue
-            events = translator.translate(envelope)
-            if events:
-                yield "".join(encoder.encode(event) for event in events).encode()
+    opening = b""
+    heartbeat = HEARTBEAT
+
+    def __init__(self, translator: AgUiTranslator) -> None:
+        self._translator = translator
+        self._encoder = EventEncoder()
+
+    def encode(self, events: Sequence[StoredEvent]) -> bytes:
+        translator, encoder = self._translator, self._encoder
+        parts: list[str] = []
+        for event in events:
+            frame = event.frame
+            envelope = _decode(frame[frame.index(_DATA) + len(_DATA) :])
+            parts.extend(encoder.encode(translated) for translated in translator.translate(envelope))
             if translator.finished:
-                return
-    finally:
-        await opened.envelopes.aclose()
+                break
+        return "".join(parts).encode()
+
+    def finished(self, events: Sequence[StoredEvent]) -> bool:
+        return self._translator.finished

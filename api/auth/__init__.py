@@ -1,13 +1,12 @@
-"""Identity: who a request comes from (bearer tokens), and what that subject may do with runs."""
+"""Identity: who a request comes from (bearer tokens, signed tokens), and keeping that true while it streams."""
 
 from __future__ import annotations
 
 from api.auth.config import AuthConfig
-from api.auth.policy import AccessPolicy
 from api.auth.principal import ANONYMOUS, Principal
 from api.auth.tokens_file import TokensFile
 
-__all__ = ("ANONYMOUS", "AccessPolicy", "AuthConfig", "Principal", "identity_secrets")
+__all__ = ("ANONYMOUS", "AuthConfig", "Principal", "identity_secrets")
 
 
 def identity_secrets(config: AuthConfig) -> list[str]:

@@ -13,8 +13,7 @@ import logging
 import os
 from typing import TYPE_CHECKING
 
-from agent.config import ConfigError
-from agent.log_privacy import install_log_redaction
+from agent import ConfigError, install_log_redaction
 from api.auth.jwt_tokens import LEEWAY_S, JwtVerifier
 from api.auth.tokens_file import TokensFile
 from api.exceptions import TokenRejected

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from agent.config import ConfigError
+from agent import ConfigError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

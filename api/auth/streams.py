@@ -9,7 +9,7 @@ instance's sweep (``Identity``) looks at each principal once, however many strea
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from api.auth.principal import Principal
 
@@ -18,9 +18,14 @@ if TYPE_CHECKING:
 
     from litestar.types import Scope
 
-    from api.auth.identity import Identity
 
 __all__ = ("HeldStream", "OpenStreams", "hold_stream")
+
+
+class _WatchesStreams(Protocol):
+    """The app's identity (``api.auth.identity.Identity``), as far as a stream is concerned."""
+
+    streams: OpenStreams
 
 
 class HeldStream:
@@ -79,7 +84,7 @@ class OpenStreams:
 def hold_stream(scope: Scope) -> HeldStream | None:
     """Hold the stream the current task sends in answer to this request, so that it ends when the token it was
     opened with no longer stands; None with identity off (the one user's token cannot be revoked)."""
-    identity: Identity | None = scope["app"].state.get("auth")
+    identity: _WatchesStreams | None = scope["app"].state.get("auth")
     principal = scope.get("user")
     if identity is None or not isinstance(principal, Principal) or principal.credential is None:
         return None

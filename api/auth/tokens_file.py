@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import msgspec
 
-from agent.config import ConfigError
+from agent import ConfigError
 from api.auth.principal import Principal
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import msgspec
 
-from agent.config import AgentConfig
+from agent import AgentConfig
 from api.app import create_app
 from api.auth import AuthConfig
 from api.docs.asyncapi import asyncapi_document

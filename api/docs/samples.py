@@ -8,8 +8,7 @@ from pathlib import Path
 import msgspec
 from litestar.testing import AsyncTestClient
 
-from agent.clock import SequentialIds, SteppingClock
-from agent.config import AgentConfig, StubConfig
+from agent import AgentConfig, SequentialIds, SteppingClock, StubConfig
 from api.app import create_app
 from api.settings import Settings
 

@@ -20,16 +20,14 @@ from api.request_checks.json_bodies import JsonBodyCheck
 if TYPE_CHECKING:
     from litestar.types import BeforeMessageSendHookHandler
 
-    from api.settings import Settings
-
 __all__ = ("body_checks", "cors_response_headers", "site_checks")
 
 
-def site_checks(settings: Settings) -> list[DefineMiddleware]:
+def site_checks(*, hosts_allowed: tuple[str, ...], cors_origins: tuple[str, ...]) -> list[DefineMiddleware]:
     """The middleware that runs before identity: the ``Host``, then the ``Origin``."""
     return [
-        DefineMiddleware(HostCheck, hosts=AllowedHosts(settings.hosts_allowed)),
-        DefineMiddleware(CrossOriginCheck, cors=cors_config(settings.cors_origins)),
+        DefineMiddleware(HostCheck, hosts=AllowedHosts(hosts_allowed)),
+        DefineMiddleware(CrossOriginCheck, cors=cors_config(cors_origins)),
     ]
 
 
@@ -38,7 +36,7 @@ def body_checks() -> list[DefineMiddleware]:
     return [DefineMiddleware(JsonBodyCheck)]
 
 
-def cors_response_headers(settings: Settings) -> list[BeforeMessageSendHookHandler]:
+def cors_response_headers(cors_origins: tuple[str, ...]) -> list[BeforeMessageSendHookHandler]:
     """The before-send hooks adding CORS headers for the listed origins (none when none are listed)."""
-    cors = cors_config(settings.cors_origins)
+    cors = cors_config(cors_origins)
     return [] if cors is None else [CorsHeaders(cors)]

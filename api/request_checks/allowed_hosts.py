@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from litestar.enums import ScopeType
 
-from agent.config import ConfigError
+from agent import ConfigError
 from api.exceptions import HostNotAllowed
 from api.request_checks._scope import header
 from api.request_checks.authority import canonical_host, parse_host_header

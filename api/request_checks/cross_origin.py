@@ -23,7 +23,7 @@ from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.response.base import ASGIResponse
 
-from agent.config import ConfigError
+from agent import ConfigError
 from api.exceptions import OriginNotAllowed
 from api.request_checks._scope import header
 from api.request_checks.authority import DEFAULT_PORTS, Origin, parse_host_header, parse_origin

@@ -7,15 +7,12 @@ from litestar.di import NamedDependency
 from litestar.params import JSONBody
 from litestar.response import Stream
 
-from api.agui import AgUiTranslator, agui_stream, open_run, requested_turn
-from api.agui.openapi import AgUiOperation
+from api.agui import AgUiStream, AgUiTranslator, open_run, requested_turn
 from api.auth import Principal
-from api.negotiation import EVENT_STREAM
 from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, problem_responses
-from api.routes.turns import SSE_HEADERS
+from api.openapi.agui_operation import AgUiOperation
+from api.run_streams import open_slot, run_stream
 from api.runs.registry import RunRegistry
-from api.runs.stream.follow import StreamSlot
-from api.streaming_response import EventStream
 from contracts.agui import AgUiRunInput
 
 __all__ = ("ag_ui",)
@@ -33,14 +30,17 @@ __all__ = ("ag_ui",)
 async def ag_ui(
     data: JSONBody[AgUiRunInput], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
 ) -> Stream:
-    slot = await StreamSlot.take(runs, principal)
+    slot = await open_slot(runs, principal)
     try:
         opened = await open_run(runs, requested_turn(data), principal)
     except BaseException:
         await slot.release()
         raise
-    return EventStream(
-        slot.hold(agui_stream(opened, AgUiTranslator(thread_id=data.thread_id, run_id=data.run_id))),
-        media_type=EVENT_STREAM,
-        headers={**SSE_HEADERS, RUN_ID_HEADER: opened.run_id, SESSION_ID_HEADER: opened.session_id},
+    return run_stream(
+        runs,
+        opened.run_id,
+        opened.after,
+        slot,
+        encoder=AgUiStream(AgUiTranslator(thread_id=data.thread_id, run_id=data.run_id)),
+        headers={RUN_ID_HEADER: opened.run_id, SESSION_ID_HEADER: opened.session_id},
     )

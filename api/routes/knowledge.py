@@ -6,9 +6,9 @@ from litestar import get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
+from agent.knowledge import KnowledgeIndex
 from api.exceptions import DocumentNotFound
 from api.openapi import problem_responses
-from api.runs.registry import RunRegistry
 from contracts import KnowledgeDocument
 
 __all__ = ("get_document",)
@@ -21,8 +21,8 @@ __all__ = ("get_document",)
     summary="A knowledge-base document, as cited by answers",
     responses=problem_responses(401, 404),
 )
-async def get_document(doc_id: FromPath[str], runs: NamedDependency[RunRegistry]) -> KnowledgeDocument:
-    document = runs.agent.deps.knowledge.get(doc_id)
+async def get_document(doc_id: FromPath[str], knowledge: NamedDependency[KnowledgeIndex]) -> KnowledgeDocument:
+    document = knowledge.get(doc_id)
     if document is None:
         raise DocumentNotFound(f"There is no document {doc_id} in the knowledge base.")
     return KnowledgeDocument(doc_id=document.doc_id, title=document.title, body=document.body)

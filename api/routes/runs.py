@@ -19,10 +19,8 @@ from api.openapi import (
     RunOperation,
     problem_responses,
 )
-from api.routes.turns import sse_response
+from api.run_streams import open_slot, run_stream
 from api.runs.log.records import FINISHED
-from api.runs.run import Run
-from api.runs.stream.follow import StreamSlot
 from contracts import RunSnapshot, SessionId
 
 if TYPE_CHECKING:
@@ -60,8 +58,8 @@ async def get_run(
     principal: NamedDependency[Principal],
     session_id: SessionQuery = None,
 ) -> RunSnapshot:
-    found = await runs.get(run_id, session_id, principal)
-    return found.snapshot() if isinstance(found, Run) else found.snapshot
+    found = await runs.get(run_id, principal, session_id=session_id)
+    return found.current_snapshot()
 
 
 @get(
@@ -93,13 +91,13 @@ async def run_events(
         ),
     ] = None,
 ) -> Response[Any]:
-    found = await runs.get(run_id, session_id, principal)
+    found = await runs.get(run_id, principal, session_id=session_id)
     cursor = _cursor(run_id, after, last_event_id)
-    snapshot = found.snapshot() if isinstance(found, Run) else found.snapshot
+    snapshot = found.current_snapshot()
     if snapshot.status in FINISHED and cursor >= snapshot.last_seq:
         # nothing can follow the terminal event: 204 is what makes a browser's EventSource stop reconnecting
         return Response(None, status_code=204)
-    return sse_response(runs, run_id, cursor, await StreamSlot.take(runs, principal))
+    return run_stream(runs, run_id, cursor, await open_slot(runs, principal))
 
 
 @post(
@@ -117,7 +115,7 @@ async def cancel_run(
     principal: NamedDependency[Principal],
     session_id: SessionQuery = None,
 ) -> Response[RunSnapshot]:
-    found = await runs.get(run_id, session_id, principal)
+    found = await runs.get(run_id, principal, session_id=session_id)
     return Response(await runs.cancel(found, principal), status_code=202)
 
 

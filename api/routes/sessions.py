@@ -10,7 +10,7 @@ from litestar.params import Parameter
 
 from api.auth import Principal
 from api.openapi import SESSION_ID_PATTERN, problem_responses
-from api.runs.registry import RunRegistry
+from api.runs.erasure import SessionErasure
 
 __all__ = ("delete_session",)
 
@@ -33,7 +33,7 @@ __all__ = ("delete_session",)
 )
 async def delete_session(
     session_id: Annotated[str, Parameter(pattern=SESSION_ID_PATTERN, description="The session to erase.")],
-    runs: NamedDependency[RunRegistry],
+    erasure: NamedDependency[SessionErasure],
     principal: NamedDependency[Principal],
 ) -> None:
-    await runs.erasure.erase_session(session_id, principal)
+    await erasure.erase_session(session_id, principal)

@@ -11,19 +11,18 @@ from litestar.params import JSONBody
 
 from api.auth import Principal
 from api.exceptions import RunCancelled, TurnFailed
-from api.negotiation import EVENT_STREAM, wants_event_stream
+from api.negotiation import wants_event_stream
 from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, ResumeOperation, TurnOperation, problem_responses
-from api.runs.stream.follow import StreamSlot, follow_run
-from api.streaming_response import EventStream
+from api.run_streams import no_slot, open_slot, run_stream
 from contracts import ChatRequest, ChatResponse, ResumeRequest
 
 if TYPE_CHECKING:
     from api.runs.registry import RunRegistry
     from api.runs.run import Run
+    from api.runs.stream.slot import StreamSlot
 
-__all__ = ("SSE_HEADERS", "chat", "resume_chat", "sse_response")
+__all__ = ("chat", "resume_chat")
 
-SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 CLIENT_CLOSED_REQUEST = 499
 
 
@@ -75,21 +74,11 @@ async def resume_chat(
     return await _answer(request, runs, run, after=cursor, slot=slot)
 
 
-def sse_response(
-    runs: RunRegistry, run_id: str, after: int, slot: StreamSlot, *, headers: dict[str, str] | None = None
-) -> EventStream:
-    return EventStream(
-        slot.hold(follow_run(runs, run_id, after)),
-        media_type=EVENT_STREAM,
-        headers={**SSE_HEADERS, **(headers or {})},
-    )
-
-
 async def _slot_if_streaming(request: Request[Any, Any, Any], runs: RunRegistry, principal: Principal) -> StreamSlot:
     """A stream slot taken before the turn starts, so a 429 changes nothing; an empty one for JSON."""
     if wants_event_stream(request.headers.get("accept")):
-        return await StreamSlot.take(runs, principal)
-    return StreamSlot(runs, None)
+        return await open_slot(runs, principal)
+    return no_slot(runs)
 
 
 async def _answer(
@@ -97,7 +86,7 @@ async def _answer(
 ) -> Response[Any]:
     names = {RUN_ID_HEADER: run.run_id, SESSION_ID_HEADER: run.session_id}
     if wants_event_stream(request.headers.get("accept")):
-        return sse_response(runs, run.run_id, after, slot, headers=names)
+        return run_stream(runs, run.run_id, after, slot, headers=names)
     with runs.subscribed(run.run_id):
         settled = asyncio.ensure_future(run.wait_settled(after))
         left = asyncio.ensure_future(_disconnected(request))

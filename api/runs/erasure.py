@@ -5,7 +5,7 @@ once none of its runs is left: its checkpoints (LangGraph's ``adelete_thread``) 
 checkpoints and interactions first, then runs: a purge cut short leaves runs that the next one finds again,
 never checkpoints that nothing points at any more. Only finished runs are removed; erasure ends the others
 first (``RunRegistry.stop``), a purge leaves them be. Afterwards the SQLite stores are vacuumed and their
-write-ahead logs emptied, so the removed bytes stay in no file (``agent.stores.scrub``, ADR 19).
+write-ahead logs emptied, so the removed bytes stay in no file (``agent.stores.scrubbing``, ADR 19).
 
 While a session is forgotten it is held: a tombstone in the event log's store (``EventLog.hold_sessions``),
 which every instance checks atomically with beginning a run, so no turn begun anywhere can write the session
@@ -19,31 +19,57 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
-from agent.intake import carries_personal_data
+from agent import carries_personal_data
 from agent.stores import is_store_failure
 from api.exceptions import RunFinished, RunNotPaused, SessionBusy, SessionIdRefused, SessionNotFound
+from api.runs.log.protocols import Forgetting, SessionStore
 from api.runs.log.records import FINISHED
-from api.runs.run import Run
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
     from agent.stores import AgentStores
     from api.auth import Principal
-    from api.runs.log.protocols import EventLog
-    from api.runs.registry import RunRegistry
+    from api.runs.access import AccessPolicy
+    from api.runs.log.records import RunRecord
+    from api.runs.run import Run
+    from contracts import RunSnapshot
 
-__all__ = ("Forgotten", "SessionErasure", "StoreEraser")
+__all__ = ("ErasableLog", "Forgotten", "LiveRuns", "SessionErasure", "StoreEraser")
 
 logger = logging.getLogger(__name__)
 
 _POLL_S = 0.05
 _FOLLOWERS_LEAVE_S = 10.0
 """How long the erasure a deleted account asks for waits for the streams of the deleting turn to end."""
+
+
+class ErasableLog(SessionStore, Forgetting, Protocol):
+    """The part of the event log an erasure uses: who owns a session, holding it, forgetting it."""
+
+    async def flush(self) -> None:
+        """Wait until everything queued so far is committed."""
+        ...
+
+
+class LiveRuns(Protocol):
+    """What an erasure asks of the runs: find one, stop it, and know when nobody here follows it any more."""
+
+    async def find(self, run_id: str) -> Run | RunRecord | None:
+        """The run executing here, or its stored record; None once it is gone."""
+        ...
+
+    async def stop(self, found: Run | RunRecord) -> RunSnapshot:
+        """End the run (``cancelled``), without asking who asks."""
+        ...
+
+    async def unfollowed(self, run_id: str) -> None:
+        """Return once nobody here follows the run."""
+        ...
 
 
 class Forgotten(msgspec.Struct, kw_only=True):
@@ -67,7 +93,7 @@ class Forgotten(msgspec.Struct, kw_only=True):
 class StoreEraser:
     """Removes finished runs and emptied sessions from every store: the event log and the agent's stores."""
 
-    def __init__(self, log: EventLog, stores: AgentStores) -> None:
+    def __init__(self, log: ErasableLog, stores: AgentStores) -> None:
         self._log = log
         self._stores = stores
 
@@ -145,29 +171,32 @@ class SessionErasure:
     """``DELETE /sessions/{id}`` and the erasure a deleted account asks for: end the session's runs, then forget
     it everywhere."""
 
-    def __init__(self, registry: RunRegistry, eraser: StoreEraser) -> None:
-        self._registry = registry
+    def __init__(
+        self, runs: LiveRuns, log: ErasableLog, eraser: StoreEraser, *, access: AccessPolicy, lease_s: float
+    ) -> None:
+        self._runs = runs
+        self._log = log
         self._eraser = eraser
+        self._access = access
+        self._lease_s = lease_s
 
     async def erase_session(self, session_id: str, principal: Principal) -> Forgotten:
         """Erase a session of ``principal``'s: 422 for an id shaped like personal data, 404 for a session that
         does not exist for them, 409 when one of its runs will not end."""
         if carries_personal_data(session_id):
             raise SessionIdRefused
-        registry = self._registry
-        known, owner = await registry.log.session_owner(session_id)
-        if not known or not registry.access.session_access(principal).may_continue(owner):
+        known, owner = await self._log.session_owner(session_id)
+        if not known or not self._access.session_access(principal).may_continue(owner):
             raise SessionNotFound(f"There is no session {session_id}.")
         return await self._erase([session_id])
 
     async def erase_account(self, account_id: str, deleting: Run) -> None:
         """Erase the sessions begun by subjects of ``account_id`` and the session of the run that deleted it, once
         that run's streams here have sent its last event."""
-        registry = self._registry
-        await registry.log.flush()
+        await self._log.flush()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(registry.feed.unfollowed(deleting.run_id), _FOLLOWERS_LEAVE_S)
-        sessions = sorted({*await registry.log.account_sessions(account_id), deleting.session_id})
+            await asyncio.wait_for(self._runs.unfollowed(deleting.run_id), _FOLLOWERS_LEAVE_S)
+        sessions = sorted({*await self._log.account_sessions(account_id), deleting.session_id})
         try:
             forgotten = await self._erase(sessions)
         except Exception:
@@ -180,7 +209,7 @@ class SessionErasure:
     async def _erase(self, session_ids: list[str]) -> Forgotten:
         eraser = self._eraser
         async with eraser.holding(session_ids):
-            runs = await self._registry.log.session_runs(session_ids)
+            runs = await self._log.session_runs(session_ids)
             for session_id, run_ids in runs.items():
                 for run_id in run_ids:
                     await self._end(session_id, run_id)
@@ -193,17 +222,14 @@ class SessionErasure:
     async def _end(self, session_id: str, run_id: str) -> None:
         """Return once the run has ended: cancelled here, or by its executor elsewhere (which may have died:
         then it ends as ``instance_lost`` within the lease)."""
-        registry = self._registry
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + registry.settings.run_lease_s + 15
+        deadline = loop.time() + self._lease_s + 15
         while True:
-            found = registry.live(run_id) or await registry.log.load_run(run_id)
-            if found is None:
-                return
-            if (found.status if isinstance(found, Run) else found.snapshot.status) in FINISHED:
+            found = await self._runs.find(run_id)
+            if found is None or found.current_snapshot().status in FINISHED:
                 return
             with contextlib.suppress(RunFinished, RunNotPaused):
-                await registry.stop(found)
+                await self._runs.stop(found)
             if loop.time() > deadline:
                 raise SessionBusy(f"Session {session_id} has run {run_id} that did not end; try again.", run_id=run_id)
             await asyncio.sleep(_POLL_S)

@@ -6,20 +6,24 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, cast
 
-from agent.clock import format_timestamp
-from agent.erasure import deleted_account
-from agent.events import STREAM_MODES, StreamTranslator
-from agent.intake import admit, message_text
-from agent.llm.errors import LLMError
-from agent.response import chat_response, pending_approval
+from agent import (
+    STREAM_MODES,
+    StreamTranslator,
+    admit,
+    chat_response,
+    deleted_account,
+    format_timestamp,
+    message_text,
+    pending_approval,
+)
+from agent.llm import LLMError
 from agent.stores import is_store_failure
 from contracts import ErrorInfo, InteractionLogged, RunStatus, TokenDelta
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
-    from agent.runtime import Agent
-    from agent.state import AgentState
+    from agent import Agent, AgentState
     from api.runs.run import Run
 
 __all__ = ("execute",)

@@ -15,11 +15,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agent.clock import format_timestamp
-from agent.events import read_topology
-from agent.intake import carries_personal_data
-from agent.turns import thread_config
-from api.auth import ANONYMOUS, AccessPolicy
+from agent import carries_personal_data, format_timestamp, read_topology, thread_config
 from api.exceptions import (
     ApprovalNotFound,
     NotAnApprover,
@@ -31,24 +27,26 @@ from api.exceptions import (
     SessionBusy,
     SessionIdRefused,
 )
+from api.runs.access import AccessPolicy
 from api.runs.cluster.quotas import LocalStreamQuota
+from api.runs.disconnects import Disconnects
 from api.runs.erasure import SessionErasure, StoreEraser
 from api.runs.executor import execute
 from api.runs.log.records import FINISHED, RunRecord
 from api.runs.retention import RetentionLoop
 from api.runs.run import Run
-from api.runs.stream.feed import RunFeed
+from api.runs.stream.envelopes import EnvelopeStream
+from api.runs.stream.follow import RunStreams
 from api.runs.stream.frames import FrameEncoder
 from contracts import ApprovalRequest, ErrorInfo, RunSnapshot
 
 if TYPE_CHECKING:
-    from agent.clock import Clock, IdFactory
-    from agent.runtime import Agent
+    from agent import Agent, Clock, IdFactory
     from api.auth import Principal
     from api.runs.cluster.protocol import Cluster
     from api.runs.cluster.quotas import StreamQuota
     from api.runs.log.protocols import EventLog
-    from api.runs.stream.feed import Follower
+    from api.runs.stream.feed import Follower, RunFeed
     from api.settings import Settings
     from contracts import ResumeRequest
 
@@ -56,7 +54,6 @@ __all__ = ("RunRegistry",)
 
 logger = logging.getLogger(__name__)
 
-_UNCLAIMED_S = 1.0
 _CANCEL_SETTLE_S = 5.0
 _LOST = {
     "server_restarted": "The server restarted while this run was in progress.",
@@ -65,6 +62,9 @@ _LOST = {
 
 
 class RunRegistry:
+    """The runs of this instance: it starts, resumes and stops them, and answers for them to the streams, the
+    erasure (``LiveRuns``) and the other instances (``LocalRuns``), each through the narrow seam it needs."""
+
     def __init__(
         self,
         agent: Agent,
@@ -81,20 +81,34 @@ class RunRegistry:
         self.clock = clock
         self.cluster = cluster
         self.access = AccessPolicy(settings.auth)
-        self.streams: StreamQuota = (
+        self.stream_quota: StreamQuota = (
             cluster.streams if cluster is not None else LocalStreamQuota(settings.auth.streams_per_subject)
         )
+        """Open event streams per subject (``HARNESS_STREAMS_PER_SUBJECT``), across the instances."""
         self._ids = ids
-        self.encoder = FrameEncoder()
-        self.feed = RunFeed(self._followers_changed)
+        self._frames = FrameEncoder()
         self._topology = read_topology(agent.graph, "")
         """The graph's shape, read once: every run's topology event is this with its session."""
         self._live: dict[str, Run] = {}
+        self._disconnects = Disconnects(self._live, grace_s=settings.disconnect_grace_s, cluster=cluster)
+        self.feed: RunFeed = self._disconnects.feed
         self._background: set[asyncio.Task[None]] = set()
         """Work a run asked for after it ended (the erasure a deleted account asks for)."""
         self.closing = False
+        self.streams = RunStreams(
+            log=log,
+            feed=self.feed,
+            live=self._live.get,
+            closing=lambda: self.closing,
+            frames=self._frames,
+            clock=clock,
+            heartbeat_s=settings.heartbeat_s,
+        )
+        """Every stream of a run on this instance follows it here, in the encoding of its protocol."""
+        self.envelopes = EnvelopeStream(settings.retry_ms)
+        """The service's own encoding of a stream, shared by every such stream."""
         self.eraser = StoreEraser(log, agent.stores)
-        self.erasure = SessionErasure(self, self.eraser)
+        self.erasure = SessionErasure(self, log, self.eraser, access=self.access, lease_s=settings.run_lease_s)
         self._retention = (
             RetentionLoop(self.eraser, settings, clock=clock, cluster=cluster)
             if settings.retention_days is not None
@@ -119,7 +133,7 @@ class RunRegistry:
         self.closing = True
         for run in list(self._live.values()):
             if run.status == "running":
-                self.abort(run, "server_shutdown")
+                run.abort("server_shutdown")
         self.feed.wake_all()
 
     async def close(self) -> None:
@@ -153,7 +167,7 @@ class RunRegistry:
 
     # --- turns ---
 
-    async def start_turn(self, message: str, session_id: str | None, principal: Principal = ANONYMOUS) -> Run:
+    async def start_turn(self, message: str, session_id: str | None, principal: Principal) -> Run:
         """Start a turn as a new run in ``session_id`` (a new session when None) for ``principal``. Whether the
         session is theirs, busy or being erased is the log's to say, atomically with beginning the run."""
         self._refuse_when_closing()
@@ -192,14 +206,14 @@ class RunRegistry:
         await asyncio.sleep(0)  # the graph starts now and waits on its checkpointer while the response is built
         return run
 
-    async def resume(self, request: ResumeRequest, principal: Principal = ANONYMOUS) -> tuple[Run, int]:
+    async def resume(self, request: ResumeRequest, principal: Principal) -> tuple[Run, int]:
         """Continue a waiting run with ``principal``'s decision; returns the run and the seq it resumes after."""
         self._refuse_when_closing()
-        found = await self.get(request.run_id, request.session_id, principal)
-        snapshot = found.snapshot() if isinstance(found, Run) else found.snapshot
+        found = await self.get(request.run_id, principal, session_id=request.session_id)
+        snapshot = found.current_snapshot()
         if snapshot.status != "waiting":  # decided already, or never paused: the same for everyone
             _check_decidable(snapshot, request)
-        if not self.access.may_decide(principal, found.record if isinstance(found, Run) else found):
+        if not self.access.may_decide(principal, found.record):
             raise NotAnApprover(f"Only subjects with the role {self.access.approver_role!r} decide approvals.")
         _check_decidable(snapshot, request)
         record = await self.log.claim_run(request.run_id)
@@ -222,19 +236,19 @@ class RunRegistry:
         self._launch(run, decision, resume=True)
         return run, cursor
 
-    async def cancel(self, found: Run | RunRecord, principal: Principal = ANONYMOUS) -> RunSnapshot:
+    async def cancel(self, found: Run | RunRecord, principal: Principal) -> RunSnapshot:
         """End the run with an ``error`` event ``cancelled``: at once when it waits or runs here, as soon as its
         executor hears of it when it runs elsewhere. Returns the run as it stands then."""
-        if not self.access.owns(principal, found.record if isinstance(found, Run) else found):
+        if not self.access.owns(principal, found.record):
             raise NotTheOwner("Only the subject who started a run may cancel it.")
         return await self.stop(found)
 
     async def stop(self, found: Run | RunRecord) -> RunSnapshot:
         """``cancel`` without asking who: for the erasure of the run's session."""
         if isinstance(found, Run) and not found.settled:
-            self.abort(found, "cancelled")
+            found.abort("cancelled")
             return await _settled_snapshot(found, found.last_seq)
-        run_id = found.run_id if isinstance(found, Run) else found.snapshot.run_id
+        run_id = found.run_id
         if isinstance(found, Run):
             await self.log.flush()  # it just paused or ended: settle that first
         record = await self.log.load_run(run_id)
@@ -278,22 +292,23 @@ class RunRegistry:
         """The run when it executes on this instance."""
         return self._live.get(run_id)
 
-    async def get(
-        self, run_id: str, session_id: str | None = None, principal: Principal = ANONYMOUS
-    ) -> Run | RunRecord:
-        """The live run, or the record of one that is not executing here; 404 for unknown runs, other sessions'
-        runs, and runs ``principal`` may not read."""
-        found: Run | RunRecord | None = self._live.get(run_id) or await self.log.load_run(run_id)
+    async def find(self, run_id: str) -> Run | RunRecord | None:
+        """The live run, or the record of one that is not executing here, whoever asks; None for an unknown run."""
+        return self._live.get(run_id) or await self.log.load_run(run_id)
+
+    async def get(self, run_id: str, principal: Principal, *, session_id: str | None = None) -> Run | RunRecord:
+        """The run, as ``find``; 404 for unknown runs, other sessions' runs, and runs ``principal`` may not read."""
+        found = await self.find(run_id)
         if found is None:
             raise RunNotFound(f"There is no run {run_id}" + _for_session(session_id))
-        record = found.record if isinstance(found, Run) else found
+        record = found.record
         if (session_id is not None and session_id != record.snapshot.session_id) or not self.access.may_read(
             principal, record
         ):
             raise RunNotFound(f"There is no run {run_id}" + _for_session(session_id))
         return found
 
-    async def pending_approvals(self, principal: Principal = ANONYMOUS) -> list[ApprovalRequest]:
+    async def pending_approvals(self, principal: Principal) -> list[ApprovalRequest]:
         """The approvals waiting that ``principal`` may decide, oldest first."""
         requests = []
         for record in await self.log.waiting_runs():
@@ -313,50 +328,32 @@ class RunRegistry:
             )
         return requests
 
-    # --- followers ---
+    # --- followers (streams and JSON callers), and the other instances ---
 
     def subscribed(self, run_id: str) -> Follower:
         """Follow a run (a stream, or a JSON caller) in a ``with`` block; the last follower leaving starts the
         grace period."""
         return self.feed.follow(run_id)
 
-    def _followers_changed(self, run_id: str, count: int) -> None:
+    async def unfollowed(self, run_id: str) -> None:
+        """Return once nobody here follows the run."""
+        await self.feed.unfollowed(run_id)
+
+    def followers(self, run_id: str) -> int:
+        return self.feed.count(run_id)
+
+    def notify_followers(self, run_id: str, seq: int) -> None:
+        """Events of a run executing elsewhere are committed up to ``seq``: wake its followers here."""
+        self.feed.notify(run_id, seq)
+
+    def start_grace(self, run_id: str) -> None:
+        """Abort the run unless a follower comes within the grace period (a cluster found it unfollowed)."""
         run = self._live.get(run_id)
         if run is not None:
-            if count and run.grace_timer is not None:
-                run.grace_timer.cancel()
-                run.grace_timer = None
-            elif not count and run.status == "running":
-                self.start_grace(run)
-        if self.cluster is not None:
-            self.cluster.following(run_id, bool(count))
-
-    def start_grace(self, run: Run) -> None:
-        """Abort the run unless a follower comes within ``disconnect_grace_s``."""
-        if run.grace_timer is not None:
-            return
-        grace = self.settings.disconnect_grace_s
-        if grace <= 0 and self.cluster is None:
-            self.abort(run, "client_disconnected")
-            return
-        run.grace_timer = asyncio.get_running_loop().call_later(grace, self._grace_over, run)
-
-    def _grace_over(self, run: Run) -> None:
-        run.grace_timer = None
-        if self.feed.count(run.run_id) or run.status != "running":
-            return
-        if self.cluster is None:
-            self.abort(run, "client_disconnected")
-        else:
-            self.cluster.abort_unless_followed(run)
+            self._disconnects.start_grace(run)
 
     def orphaned(self) -> list[Run]:
-        """Running runs here that nobody here follows and that wait for no grace timer."""
-        return [
-            run
-            for run in self._live.values()
-            if run.status == "running" and run.grace_timer is None and not self.feed.count(run.run_id)
-        ]
+        return self._disconnects.orphaned()
 
     def held_here(self) -> list[str]:
         """Runs this instance writes: executing, or settled but with the settling event not committed yet."""
@@ -368,7 +365,7 @@ class RunRegistry:
         run = Run(
             record,
             log=self.log,
-            encoder=self.encoder,
+            encoder=self._frames,
             clock=self.clock,
             window=self.settings.replay_window,
         )
@@ -378,10 +375,7 @@ class RunRegistry:
     def _launch(self, run: Run, graph_input: object, *, resume: bool = False) -> None:
         run.cancel_reason = None
         run.task = asyncio.create_task(self._execute(run, graph_input, resume=resume), name=run.run_id)
-        if not self.feed.count(run.run_id):
-            # the request that started the run follows it right away; if it never does, its client is gone
-            delay = max(self.settings.disconnect_grace_s, _UNCLAIMED_S)
-            run.grace_timer = asyncio.get_running_loop().call_later(delay, self._grace_over, run)
+        self._disconnects.launched(run)
 
     async def _execute(self, run: Run, graph_input: object, *, resume: bool) -> None:
         deleted = await execute(run, self.agent, graph_input, thread_config(run.session_id), resume=resume)
@@ -394,11 +388,6 @@ class RunRegistry:
         """Return once the work runs asked for after they ended (erasures) is done."""
         while self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
-
-    def abort(self, run: Run, reason: str) -> None:
-        if run.task is not None and not run.task.done() and run.cancel_reason is None:
-            run.cancel_reason = reason
-            run.task.cancel()
 
     def _committed(self, run_id: str, seq: int) -> None:
         run = self._live.get(run_id)
@@ -415,7 +404,7 @@ class RunRegistry:
             return
         logger.warning("run %s was taken over by another instance; stopping it here", run_id)
         run.fenced = True
-        self.abort(run, "fenced")
+        run.abort("fenced")
         run.wake()
         self.feed.wake(run_id)
 
@@ -428,7 +417,7 @@ async def _settled_snapshot(run: Run, cursor: int) -> RunSnapshot:
     """The run's snapshot once an outcome after ``cursor`` is committed, or as it is after a short wait."""
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(run.wait_settled(cursor), _CANCEL_SETTLE_S)
-    return run.snapshot()
+    return run.current_snapshot()
 
 
 def _check_decidable(snapshot: RunSnapshot, request: ResumeRequest) -> None:

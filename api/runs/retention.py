@@ -11,11 +11,11 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from agent.clock import format_timestamp
+from agent import format_timestamp
 from agent.stores import is_store_failure
 
 if TYPE_CHECKING:
-    from agent.clock import Clock
+    from agent import Clock
     from api.runs.cluster.protocol import Cluster
     from api.runs.erasure import StoreEraser
     from api.settings import Settings

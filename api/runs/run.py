@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agent.clock import format_timestamp
+from agent import format_timestamp
 from api.runs.log.records import FINISHED, RunRecord, StoredEvent
 from contracts import (
     TERMINAL_EVENT_TYPES,
@@ -26,7 +26,7 @@ from contracts import (
 )
 
 if TYPE_CHECKING:
-    from agent.clock import Clock
+    from agent import Clock
     from api.runs.log.protocols import EventLog
     from api.runs.stream.frames import FrameEncoder
     from contracts import ChatResponse, EventPayload, RunStatus
@@ -61,7 +61,7 @@ class Run:
         self.grace_timer: asyncio.TimerHandle | None = None
         self.fenced = False
         """Another instance took the run over: this one may no longer write it."""
-        self._published = self._current_snapshot()
+        self._published = self._committed_snapshot()
 
     @property
     def run_id(self) -> str:
@@ -84,11 +84,11 @@ class Run:
         """Whether the run has stopped executing here: paused, finished or taken over."""
         return self.fenced or self.status != "running"
 
-    def snapshot(self) -> RunSnapshot:
+    def current_snapshot(self) -> RunSnapshot:
         """The run as its committed events show it: never a status whose event is not durable yet."""
         return self._published
 
-    def _current_snapshot(self) -> RunSnapshot:
+    def _committed_snapshot(self) -> RunSnapshot:
         return msgspec.structs.replace(self.record.snapshot, last_seq=self.committed_seq)
 
     # --- appending ---
@@ -119,6 +119,12 @@ class Run:
             snapshot.last_seq = seq
         self._log.append(self.run_id, event, self.record if save else None)
         return seq
+
+    def abort(self, reason: str) -> None:
+        """Stop executing the run; its executor ends it with an ``error`` event of ``reason``."""
+        if self.task is not None and not self.task.done() and self.cancel_reason is None:
+            self.cancel_reason = reason
+            self.task.cancel()
 
     def save(self) -> None:
         self.record.snapshot.last_seq = self.last_seq
@@ -159,7 +165,7 @@ class Run:
     def committed(self, seq: int) -> None:
         self.committed_seq = seq
         if seq >= self.last_seq:
-            self._published = self._current_snapshot()
+            self._published = self._committed_snapshot()
         else:
             self._published = msgspec.structs.replace(self._published, last_seq=seq)
         self.wake()

@@ -35,7 +35,7 @@ async def check_stores(settings: Settings) -> None:
     if settings.redis_url is None or settings.agent.database_url is None:
         return
     from agent.stores.postgres import probe
-    from api.runs.cluster.stores import connect_redis
+    from api.runs.log.redis_client import connect_redis
 
     redis = await connect_redis(settings.redis_url)
     await redis.aclose()

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import redis.asyncio
 
-from api.auth.policy import SessionAccess
 from api.exceptions import SessionNotFound
-from api.runs.log.redis import RedisEventLog, RunKeys
+from api.runs.log.ownership import SessionAccess
+from api.runs.log.redis import RedisEventLog
+from api.runs.log.redis_keys import RunKeys
 from tests.support.run_records import run_record
 from tests.support.shared_stores import fresh_shared_stores
 

@@ -1,6 +1,8 @@
-"""What the registry asks of the other instances when the stores are shared (``RedisCluster``).
+"""The seam between this instance's runs and the other instances, when the stores are shared.
 
-With embedded stores the registry has no cluster: every run that executes at all executes here.
+``Cluster`` is what the registry asks of the others (``RedisCluster``); ``LocalRuns`` is what the cluster asks
+of the runs executing or followed here, handed to it as it starts. With embedded stores the registry has no
+cluster: every run that executes at all executes here.
 """
 
 from __future__ import annotations
@@ -8,11 +10,62 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from api.runs.cluster.quotas import StreamQuota
-    from api.runs.registry import RunRegistry
-    from api.runs.run import Run
+    from collections.abc import Sequence
 
-__all__ = ("Cluster",)
+    from api.runs.cluster.quotas import StreamQuota
+
+__all__ = ("Cluster", "ClusterRun", "LocalRuns")
+
+
+class ClusterRun(Protocol):
+    """A run executing on this instance, as the cluster sees it."""
+
+    @property
+    def run_id(self) -> str: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def settled(self) -> bool: ...
+
+    def abort(self, reason: str) -> None: ...
+
+
+class LocalRuns(Protocol):
+    """The runs of this instance, as the cluster asks after them."""
+
+    def live(self, run_id: str) -> ClusterRun | None:
+        """The run when it executes here."""
+        ...
+
+    def held_here(self) -> list[str]:
+        """Runs this instance writes (their leases are renewed)."""
+        ...
+
+    def fenced(self, run_id: str) -> None:
+        """Another instance took the run over: stop it here without writing anything more."""
+        ...
+
+    async def end_lost_runs(self) -> None:
+        """End the runs recorded as running whose executor is gone."""
+        ...
+
+    def orphaned(self) -> Sequence[ClusterRun]:
+        """Running runs here that nobody here follows and that wait for no grace timer."""
+        ...
+
+    def start_grace(self, run_id: str) -> None:
+        """Abort the run unless a follower comes within the disconnect grace."""
+        ...
+
+    def followers(self, run_id: str) -> int:
+        """How many streams (and JSON callers) here follow the run."""
+        ...
+
+    def notify_followers(self, run_id: str, seq: int) -> None:
+        """Another instance committed the run's events up to ``seq``: wake its followers here."""
+        ...
 
 
 class Cluster(Protocol):
@@ -21,7 +74,7 @@ class Cluster(Protocol):
         """Open event streams per subject, counted across the instances."""
         ...
 
-    async def start(self, registry: RunRegistry) -> None:
+    async def start(self, local: LocalRuns) -> None:
         """Start renewing this instance's leases, ending lost runs, and listening to the others."""
         ...
 
@@ -35,7 +88,7 @@ class Cluster(Protocol):
         """Streams here started (``present``) or stopped following a run that does not execute here."""
         ...
 
-    def abort_unless_followed(self, run: Run) -> None:
+    def abort_unless_followed(self, run: ClusterRun) -> None:
         """The grace period of a run here is over: abort it unless streams elsewhere follow it."""
         ...
 

@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from psycopg_pool import AsyncConnectionPool
     from redis.asyncio import Redis
 
-    from api.runs.log.redis import RedisEventLog, RunKeys
-    from api.runs.registry import RunRegistry
-    from api.runs.run import Run
+    from api.runs.cluster.protocol import ClusterRun, LocalRuns
+    from api.runs.log.redis import RedisEventLog
+    from api.runs.log.redis_keys import RunKeys
 
 __all__ = ("RedisCluster",)
 
@@ -64,7 +64,7 @@ class RedisCluster:
         self._lease_ms = round(lease_s * 1000)
         self._period_s = lease_s / 3
         self._subscribers = redis.register_script(SUBSCRIBERS)
-        self._registry: RunRegistry | None = None
+        self._local: LocalRuns | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._followed: set[str] = set()
         """Runs streams on this instance follow."""
@@ -82,12 +82,12 @@ class RedisCluster:
         """Open event streams per subject, counted across the instances."""
 
     @property
-    def registry(self) -> RunRegistry:
-        assert self._registry is not None, "the cluster is started with its registry"
-        return self._registry
+    def local(self) -> LocalRuns:
+        assert self._local is not None, "the cluster is started with this instance's runs"
+        return self._local
 
-    async def start(self, registry: RunRegistry) -> None:
-        self._registry = registry
+    async def start(self, local: LocalRuns) -> None:
+        self._local = local
         self._tasks = [
             asyncio.create_task(self._forever(self._maintain, self._period_s), name="cluster-maintenance"),
             asyncio.create_task(self._forever(self._listen, 0), name="cluster-control"),
@@ -131,33 +131,33 @@ class RedisCluster:
     def following(self, run_id: str, present: bool) -> None:
         self._changes.put_nowait((run_id, present))
 
-    def abort_unless_followed(self, run: Run) -> None:
+    def abort_unless_followed(self, run: ClusterRun) -> None:
         self._spawn(self._abort_unless_followed(run))
 
     # --- internals ---
 
-    async def _abort_unless_followed(self, run: Run) -> None:
+    async def _abort_unless_followed(self, run: ClusterRun) -> None:
         if await self._followed_elsewhere(run.run_id):
             return  # kept alive by streams elsewhere; the maintenance loop looks again
-        registry = self.registry
-        if run.status == "running" and not registry.feed.count(run.run_id):
-            registry.abort(run, "client_disconnected")
+        local = self.local
+        if run.status == "running" and not local.followers(run.run_id):
+            run.abort("client_disconnected")
 
     async def _followed_elsewhere(self, run_id: str) -> bool:
         others = await self._subscribers(keys=[self._keys.subscribers(run_id)], args=["count", self._instance, 0])
         return int(others) > 0
 
     async def _maintain(self) -> None:
-        registry = self.registry
-        running = registry.held_here()
+        local = self.local
+        running = local.held_here()
         for run_id in await self._log.renew(running):
-            registry.fenced(run_id)
+            local.fenced(run_id)
         if running:
             cancelled = await self._redis.mget([self._keys.cancel(run_id) for run_id in running])
             for run_id, flag in zip(running, cancelled, strict=True):
-                if flag is not None and (run := registry.live(run_id)) is not None:
-                    registry.abort(run, "cancelled")
-        await registry.end_lost_runs()
+                if flag is not None and (run := local.live(run_id)) is not None:
+                    run.abort("cancelled")
+        await local.end_lost_runs()
         if self._followed:
             async with self._redis.pipeline(transaction=False) as pipe:
                 for run_id in self._followed:
@@ -165,9 +165,9 @@ class RedisCluster:
                         keys=[self._keys.subscribers(run_id)], args=["set", self._instance, self._lease_ms], client=pipe
                     )
                 await pipe.execute()
-        for run in registry.orphaned():
+        for run in local.orphaned():
             if not await self._followed_elsewhere(run.run_id):
-                registry.start_grace(run)
+                local.start_grace(run.run_id)
         await self.streams.renew()
 
     async def _listen(self) -> None:
@@ -183,18 +183,18 @@ class RedisCluster:
 
     def _on_control(self, message: str) -> None:
         verb, _, run_id = message.partition(" ")
-        registry = self.registry
-        run = registry.live(run_id)
+        local = self.local
+        run = local.live(run_id)
         if run is None or run.settled:
             return
         if verb == "cancel":
-            registry.abort(run, "cancelled")
-        elif verb == "left" and run in registry.orphaned():
+            run.abort("cancelled")
+        elif verb == "left" and run in local.orphaned():
             self._spawn(self._grace_unless_followed(run))
 
-    async def _grace_unless_followed(self, run: Run) -> None:
+    async def _grace_unless_followed(self, run: ClusterRun) -> None:
         if not await self._followed_elsewhere(run.run_id):
-            self.registry.start_grace(run)
+            self.local.start_grace(run.run_id)
 
     async def _apply_changes(self) -> None:
         run_id, present = await self._changes.get()
@@ -210,7 +210,7 @@ class RedisCluster:
             if run_id in self._tails:
                 self._tails[run_id] = max(self._tails[run_id], last_seq)
             # what was committed before the tail watched the run: its followers read that from the log
-            self.registry.feed.notify(run_id, last_seq)
+            self.local.notify_followers(run_id, last_seq)
         else:
             self._followed.discard(run_id)
             self._tails.pop(run_id, None)
@@ -246,13 +246,13 @@ class RedisCluster:
             raise
         finally:
             self._reading = False
-        feed = self.registry.feed
+        local = self.local
         for key, entries in cast("list[tuple[bytes, list[tuple[bytes, Any]]]]", reply or []):
             run_id = self._keys.run_id_of_events(key)
             last = int(entries[-1][0].split(b"-", 1)[0])
             if run_id in self._tails:
                 self._tails[run_id] = max(self._tails[run_id], last)
-            feed.notify(run_id, last)
+            local.notify_followers(run_id, last)
 
     async def _forever(self, step: Callable[[], Awaitable[None]], period_s: float) -> None:
         """Run ``step`` again and again (every ``period_s``), surviving the stores' outages, until stopped.

@@ -10,15 +10,12 @@ import socket
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, cast
 
-from redis.asyncio import BlockingConnectionPool, Redis
-from redis.exceptions import RedisError
-
-from agent.config import redact_url
-from agent.stores import StoreUnavailable
 from agent.stores.postgres import apply_migrations, migration_lock
 from api.runs.cluster.redis import RedisCluster
 from api.runs.log.archive import RunArchive
-from api.runs.log.redis import RedisEventLog, RunKeys
+from api.runs.log.redis import RedisEventLog
+from api.runs.log.redis_client import connect_redis
+from api.runs.log.redis_keys import RunKeys
 from api.runs.log.session_owners import SessionOwners
 
 if TYPE_CHECKING:
@@ -26,15 +23,13 @@ if TYPE_CHECKING:
     from typing import Any
 
     from psycopg import AsyncConnection
+    from redis.asyncio import Redis
 
     from agent.stores import AgentStores
     from api.settings import Settings
 
-__all__ = ("connect_redis", "instance_name", "open_redis_stores")
+__all__ = ("instance_name", "open_redis_stores")
 
-_CONNECT_TIMEOUT_S = 5
-_COMMAND_TIMEOUT_S = 10
-_MAX_CONNECTIONS = 64
 _GLOB_SPECIALS = str.maketrans({character: f"\\{character}" for character in "\\*?[]"})
 logger = logging.getLogger(__name__)
 
@@ -42,27 +37,6 @@ logger = logging.getLogger(__name__)
 def instance_name() -> str:
     """How this process is known to the others: host, pid and a random tag (a restart is a new instance)."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
-
-
-async def connect_redis(url: str, *, single_connection: bool = False) -> Redis:
-    """A client on ``url``; fails at once with ``StoreUnavailable`` when the server cannot be reached."""
-    # a bounded pool that makes a burst of commands wait for a connection rather than fail
-    pool = BlockingConnectionPool.from_url(
-        url,
-        max_connections=1 if single_connection else _MAX_CONNECTIONS,
-        timeout=_COMMAND_TIMEOUT_S,
-        socket_connect_timeout=_CONNECT_TIMEOUT_S,
-        socket_timeout=_COMMAND_TIMEOUT_S,
-        health_check_interval=15,
-    )
-    redis = Redis(connection_pool=pool, single_connection_client=single_connection)
-    redis.auto_close_connection_pool = True  # the client owns its pool: closing one closes the other
-    try:
-        await redis.ping()
-    except (RedisError, OSError) as exc:
-        await redis.aclose()
-        raise StoreUnavailable(f"cannot connect to Redis at {redact_url(url)}: {exc}") from None
-    return redis
 
 
 @asynccontextmanager

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from psycopg_pool import AsyncConnectionPool
 
-    from agent.sealing import Sealer
+    from agent import Sealer
     from api.runs.log.records import EncodedRecord, RunRecord
 
 __all__ = ("RunArchive",)

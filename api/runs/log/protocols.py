@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
-    from api.auth.policy import SessionAccess
+    from api.runs.log.ownership import SessionAccess
     from api.runs.log.records import RunRecord, StoredEvent
 
 __all__ = ("EventLog", "EventStore", "Forgetting", "RunStore", "SessionStore")

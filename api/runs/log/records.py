@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agent.sealing import is_sealed, place
+from agent import is_sealed, place
 from contracts import RunSnapshot
 
 if TYPE_CHECKING:
-    from agent.sealing import Sealer
+    from agent import Sealer
 
 __all__ = (
     "FINISHED",
@@ -54,6 +54,19 @@ class RunRecord(msgspec.Struct, kw_only=True):
     account_id: str | None = None
     """The account of the subject who started the run (its token's ``account_id``): the sessions a deleted
     account takes with it are the ones its runs were started in."""
+
+    @property
+    def run_id(self) -> str:
+        return self.snapshot.run_id
+
+    @property
+    def record(self) -> RunRecord:
+        """The record itself: a stored record answers ``record`` and ``current_snapshot()`` as a live run does."""
+        return self
+
+    def current_snapshot(self) -> RunSnapshot:
+        """Where the run stands, as the log has it."""
+        return self.snapshot
 
     def encode(self) -> EncodedRecord:
         """The record as the log writes it, frozen now: later changes to the run do not reach the store."""

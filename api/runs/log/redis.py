@@ -16,8 +16,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, cast
 
-from agent.stores import is_store_failure
-from agent.stores.key_check import check_key
+from agent.stores import check_key, is_store_failure
 from api.exceptions import SessionBusy, SessionNotFound
 from api.runs.log.records import EncodedRecord, StoredEvent, open_record, where_event
 from api.runs.log.redis_key_check import RedisKeyCheck
@@ -29,62 +28,19 @@ if TYPE_CHECKING:
 
     from redis.asyncio import Redis
 
-    from agent.sealing import Sealer
-    from api.auth.policy import SessionAccess
+    from agent import Sealer
     from api.runs.log.archive import RunArchive
+    from api.runs.log.ownership import SessionAccess
     from api.runs.log.records import RunRecord
+    from api.runs.log.redis_keys import RunKeys
     from api.runs.log.session_owners import SessionOwners
 
-__all__ = ("RedisEventLog", "RunKeys")
+__all__ = ("RedisEventLog",)
 
 logger = logging.getLogger(__name__)
 
 _RETRY_FIRST_S = 0.05
 _RETRY_MAX_S = 2.0
-
-
-class RunKeys:
-    """The names of the service's Redis keys under one prefix."""
-
-    def __init__(self, prefix: str) -> None:
-        self.prefix = prefix
-        self.running = f"{prefix}:running"
-        self.waiting = f"{prefix}:waiting"
-        self.control = f"{prefix}:control"
-
-    def run(self, run_id: str) -> str:
-        return f"{self.prefix}:run:{run_id}"
-
-    def events(self, run_id: str) -> str:
-        return f"{self.prefix}:run:{run_id}:events"
-
-    def lease(self, run_id: str) -> str:
-        return f"{self.prefix}:run:{run_id}:lease"
-
-    def subscribers(self, run_id: str) -> str:
-        return f"{self.prefix}:run:{run_id}:subs"
-
-    def cancel(self, run_id: str) -> str:
-        return f"{self.prefix}:run:{run_id}:cancel"
-
-    def session(self, session_id: str) -> str:
-        return f"{self.prefix}:session:{session_id}"
-
-    def owner(self, session_id: str) -> str:
-        return f"{self.prefix}:session:{session_id}:owner"
-
-    def session_runs(self, session_id: str) -> str:
-        return f"{self.prefix}:session:{session_id}:runs"
-
-    def erasing(self, session_id: str) -> str:
-        return f"{self.prefix}:session:{session_id}:erasing"
-
-    def session_of_owner(self, key: bytes) -> str:
-        return key.decode()[len(self.prefix) + len(":session:") : -len(":owner")]
-
-    def run_id_of_events(self, key: bytes | str) -> str:
-        name = key.decode() if isinstance(key, bytes) else key
-        return name[len(self.prefix) + len(":run:") : -len(":events")]
 
 
 class _RunBatch:

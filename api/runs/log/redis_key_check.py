@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from agent.sealing import is_sealed
-from agent.stores.key_check import RECORD_TYPE
+from agent import is_sealed
+from agent.stores import RECORD_TYPE
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from redis.asyncio import Redis
 
-    from api.runs.log.redis import RunKeys
+    from api.runs.log.redis_keys import RunKeys
 
 __all__ = ("RedisKeyCheck",)
 

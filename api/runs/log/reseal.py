@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any, cast
 
 from redis.exceptions import WatchError
 
-from agent.stores.key_check import sealed_record
+from agent.stores import sealed_record
 from agent.stores.reseal import SealedColumn, mark_postgres_sealed, reseal_postgres, reseal_sqlite_file
 from api.runs.log.records import where_batch, where_event, where_record
-from api.runs.log.redis import RunKeys
 from api.runs.log.redis_key_check import RedisKeyCheck
+from api.runs.log.redis_keys import RunKeys
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-    from agent.sealing import Sealer
+    from agent import Sealer
     from agent.stores import AgentStores
     from api.settings import Settings
 
@@ -46,7 +46,7 @@ async def reseal_run_stores(settings: Settings, stores: AgentStores, batch: int)
     if settings.redis_url is None:
         path = settings.agent.data_dir / "events.sqlite"
         return await asyncio.to_thread(reseal_sqlite_file, path, SQLITE_COLUMNS, sealer, batch)
-    from api.runs.cluster.stores import connect_redis
+    from api.runs.log.redis_client import connect_redis
 
     counts = await reseal_postgres(stores.database, POSTGRES_COLUMNS, sealer, batch)
     await mark_postgres_sealed(stores.database, sealer)

@@ -24,10 +24,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import msgspec
 
-from agent.stores.key_check import check_key
-from agent.stores.private_files import private_sqlite_file
-from agent.stores.scrub import scrub
-from agent.stores.sqlite_key_check import SqliteFileKeyCheck
+from agent.stores import SqliteFileKeyCheck, check_key, private_sqlite_file, scrub
 from api.exceptions import SessionBusy, SessionNotFound
 from api.runs.log.records import (
     FINISHED,
@@ -44,8 +41,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
 
-    from agent.sealing import Sealer
-    from api.auth.policy import SessionAccess
+    from agent import Sealer
+    from api.runs.log.ownership import SessionAccess
     from api.runs.log.records import RunRecord
 
 __all__ = ("SqliteEventLog",)

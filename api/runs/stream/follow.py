@@ -1,134 +1,161 @@
-"""A subscription to a run as SSE bytes: replay after the cursor, then the live tail, with heartbeats.
+"""Following a run: replay after the cursor, then the live tail, with heartbeats, as one protocol's bytes.
 
 The events come from the run's memory when it executes here and from the log otherwise (it waits for a
-human, runs on another instance, or the cursor is older than what memory holds). The stream ends after
-the run's terminal event. A cursor older than the replay window gets a ``snapshot`` event standing for
-the events that are gone, carrying the seq of the last of them.
+human, runs on another instance, or the cursor is older than what memory holds). A cursor older than the
+replay window gets a ``snapshot`` event standing for the events that are gone, carrying the seq of the last
+of them. What the events become on the wire is the ``StreamEncoder``'s: the service's own envelopes
+(``EnvelopeStream``), AG-UI, ...; the stream ends when the encoder says the events it was sent finish it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from agent.clock import format_timestamp
+from agent import format_timestamp
 from api.runs.log.commit_window import GATHER_S
-from api.runs.log.records import FINISHED
-from api.runs.stream.frames import HEARTBEAT, retry_frame
-from contracts import TERMINAL_EVENT_TYPES, Snapshot
+from api.runs.log.records import FINISHED, StoredEvent
+from contracts import Snapshot
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Sequence
+    from collections.abc import AsyncIterator, Callable, Sequence
 
-    from api.auth import Principal
-    from api.runs.log.records import StoredEvent
-    from api.runs.registry import RunRegistry
+    from agent import Clock
+    from api.runs.log.records import RunRecord
+    from api.runs.stream.feed import RunFeed
+    from api.runs.stream.frames import FrameEncoder
+    from contracts import RunSnapshot
 
-__all__ = ("StreamSlot", "follow_run")
-
-
-async def follow_run(registry: RunRegistry, run_id: str, after: int) -> AsyncIterator[bytes]:
-    heartbeat_s = registry.settings.heartbeat_s
-    # The first frame goes out with the first events, one write instead of two, or alone when none come soon
-    retry = retry_frame(registry.settings.retry_ms)
-    cursor = after
-    looked_again = False
-    with registry.subscribed(run_id) as follower:
-        while True:
-            run = registry.live(run_id)
-            events = run.events_after(cursor) if run is not None else None
-            if events is None:
-                events, _ = await registry.log.read(run_id, cursor)
-            if events:
-                frames, cursor = await _frames(registry, run_id, events, cursor)
-                ended = events[-1].type in TERMINAL_EVENT_TYPES
-                del events  # a stream held open on a paused run must not keep its replay alive
-                if retry:
-                    frames, retry = retry + frames, b""
-                yield frames
-                del frames
-                if ended:
-                    return
-                continue
-            if run is None and (registry.closing or await _finished(registry, run_id)):
-                if looked_again:
-                    if retry:
-                        yield retry
-                    return
-                # the run ended between the read and now: its terminal event is committed, read it
-                looked_again = True
-                continue
-            if retry:
-                if not await follower.wait(cursor, GATHER_S):
-                    yield retry
-                    retry = b""
-                continue
-            while not await follower.wait(cursor, heartbeat_s):
-                yield HEARTBEAT
+__all__ = ("LiveEvents", "ReplaySource", "RunStreams", "StreamEncoder")
 
 
-class StreamSlot:
-    """One of a subject's open-stream slots (none for the one user of a service without identity)."""
+class StreamEncoder(Protocol):
+    """One protocol's view of a run's events (a stream keeps one; it may hold the protocol's state)."""
 
-    def __init__(self, registry: RunRegistry, slot: str | None) -> None:
-        self._registry = registry
-        self._slot = slot
+    opening: bytes
+    """Sent with the first events (one write), or alone when none come at once; ``b""`` for nothing."""
+    heartbeat: bytes
+    """Sent after each silent heartbeat period."""
 
-    @classmethod
-    async def take(cls, registry: RunRegistry, principal: Principal) -> StreamSlot:
-        """A slot for one more stream of ``principal``; ``TooManyStreams`` (429) when none is free."""
-        if principal.subject is None:
-            return cls(registry, None)
-        return cls(registry, await registry.streams.acquire(principal.subject))
+    def encode(self, events: Sequence[StoredEvent]) -> bytes:
+        """The bytes of ``events``, the run's next committed events in order (a ``snapshot`` stands for a gap)."""
+        ...
 
-    async def release(self) -> None:
-        if self._slot is not None:
-            slot, self._slot = self._slot, None
-            await self._registry.streams.release(slot)
-
-    def hold(self, body: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        """``body``, giving the slot back when it ends."""
-        if self._slot is None:
-            return body
-        return self._held(body)
-
-    async def _held(self, body: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        try:
-            async for chunk in body:
-                yield chunk
-                del chunk  # not kept alive while the next one is awaited
-        finally:
-            await self.release()
+    def finished(self, events: Sequence[StoredEvent]) -> bool:
+        """Whether the stream ends with ``events``, the ones just encoded."""
+        ...
 
 
-async def _finished(registry: RunRegistry, run_id: str) -> bool:
-    record = await registry.log.load_run(run_id)
-    return record is None or record.snapshot.status in FINISHED
+class LiveEvents(Protocol):
+    """A run executing on this instance, as a stream reads it."""
+
+    def events_after(self, cursor: int) -> list[StoredEvent] | None:
+        """The committed events after ``cursor``; None when some of them are no longer held in memory."""
+        ...
+
+    def current_snapshot(self) -> RunSnapshot: ...
 
 
-async def _frames(registry: RunRegistry, run_id: str, events: Sequence[StoredEvent], cursor: int) -> tuple[bytes, int]:
-    """The frames of ``events`` after ``cursor``, with a snapshot wherever the seqs jump."""
-    parts: list[bytes] = []
-    for event in events:
-        if event.seq != cursor + 1:
-            parts.append(await _snapshot_frame(registry, run_id, event.seq - 1))
-        parts.append(event.frame)
-        cursor = event.seq
-    return b"".join(parts), cursor
+class ReplaySource(Protocol):
+    """The part of the event log a stream reads."""
+
+    async def read(self, run_id: str, after: int) -> tuple[list[StoredEvent], int]: ...
+
+    async def load_run(self, run_id: str) -> RunRecord | None: ...
 
 
-async def _snapshot_frame(registry: RunRegistry, run_id: str, seq: int) -> bytes:
-    run = registry.live(run_id)
-    if run is not None:
-        snapshot = run.snapshot()
-    else:
-        record = await registry.log.load_run(run_id)
-        assert record is not None, "a run with events has a record"
-        snapshot = record.snapshot
-    _, frame = registry.encoder.encode(
-        Snapshot(gap=True, run=snapshot),
-        run_id=run_id,
-        seq=seq,
-        status=snapshot.status,
-        at=format_timestamp(registry.clock.now_ns()),
-    )
-    return frame
+class RunStreams:
+    """Every stream of this instance follows runs through here."""
+
+    def __init__(
+        self,
+        *,
+        log: ReplaySource,
+        feed: RunFeed,
+        live: Callable[[str], LiveEvents | None],
+        closing: Callable[[], bool],
+        frames: FrameEncoder,
+        clock: Clock,
+        heartbeat_s: float,
+    ) -> None:
+        self._log = log
+        self._feed = feed
+        self._live = live
+        self._closing = closing
+        self._frames = frames
+        self._clock = clock
+        self._heartbeat_s = heartbeat_s
+
+    async def follow(self, run_id: str, after: int, encoder: StreamEncoder) -> AsyncIterator[bytes]:
+        """The run's events with a greater seq than ``after``, as ``encoder`` writes them, until it is finished."""
+        heartbeat_s = self._heartbeat_s
+        # the opening goes out with the first events, one write instead of two, or alone when none come soon
+        opening = encoder.opening
+        cursor = after
+        looked_again = False
+        with self._feed.follow(run_id) as follower:
+            while True:
+                run = self._live(run_id)
+                held = run.events_after(cursor) if run is not None else None
+                if held is None:
+                    held, _ = await self._log.read(run_id, cursor)
+                if held:
+                    events, cursor = await self._with_gaps(run_id, held, cursor)
+                    del held
+                    data = encoder.encode(events)
+                    ended = encoder.finished(events)
+                    del events  # a stream held open on a paused run must not keep its replay alive
+                    if opening:
+                        data, opening = opening + data, b""
+                    if data:
+                        yield data
+                    del data
+                    if ended:
+                        return
+                    continue
+                if run is None and (self._closing() or await self._finished(run_id)):
+                    if looked_again:
+                        if opening:
+                            yield opening
+                        return
+                    # the run ended between the read and now: its terminal event is committed, read it
+                    looked_again = True
+                    continue
+                if opening:
+                    if not await follower.wait(cursor, GATHER_S):
+                        yield opening
+                        opening = b""
+                    continue
+                while not await follower.wait(cursor, heartbeat_s):
+                    yield encoder.heartbeat
+
+    async def _finished(self, run_id: str) -> bool:
+        record = await self._log.load_run(run_id)
+        return record is None or record.snapshot.status in FINISHED
+
+    async def _with_gaps(
+        self, run_id: str, events: Sequence[StoredEvent], cursor: int
+    ) -> tuple[Sequence[StoredEvent], int]:
+        """``events`` after ``cursor``, with a snapshot wherever the seqs jump; and the new cursor."""
+        if events[0].seq == cursor + 1 and events[-1].seq == cursor + len(events):
+            return events, events[-1].seq  # contiguous: nearly always
+        filled: list[StoredEvent] = []
+        for event in events:
+            if event.seq != cursor + 1:
+                filled.append(await self._snapshot_event(run_id, event.seq - 1))
+            filled.append(event)
+            cursor = event.seq
+        return filled, cursor
+
+    async def _snapshot_event(self, run_id: str, seq: int) -> StoredEvent:
+        run = self._live(run_id)
+        found = run if run is not None else await self._log.load_run(run_id)
+        assert found is not None, "a run with events has a record"
+        snapshot = found.current_snapshot()
+        kind, frame = self._frames.encode(
+            Snapshot(gap=True, run=snapshot),
+            run_id=run_id,
+            seq=seq,
+            status=snapshot.status,
+            at=format_timestamp(self._clock.now_ns()),
+        )
+        return StoredEvent(seq, kind, frame)

@@ -28,9 +28,9 @@ from litestar.openapi.spec import (
 )
 from litestar.openapi.spec.enums import OpenAPIType
 
-from api.agui.schema import agui_schemas
 from api.event_stream_schema import event_stream_schema
 from api.negotiation import EVENT_STREAM
+from api.openapi.agui_schemas import agui_schemas
 from api.openapi_examples import (
     CHAT_REQUEST_EXAMPLES,
     CHAT_RESPONSE_EXAMPLES,

@@ -1,5 +1,7 @@
 """Who may do what with a run: object-level authorization (OWASP API1) and the approval policy.
 
+Ownership is the one rule of ``api.runs.log.ownership`` (``SessionAccess``), for sessions and runs alike.
+
 With identity off there is one user, ``ANONYMOUS``, who may do everything. With identity on, sessions and
 runs belong to the subject that started them and do not exist for anyone else; approvals are decided by
 the run's owner, or, when ``HARNESS_APPROVER_ROLE`` is set, only by subjects with that role, for the runs
@@ -10,29 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import msgspec
+from api.runs.log.ownership import SessionAccess
 
 if TYPE_CHECKING:
     from api.auth.config import AuthConfig
     from api.auth.principal import Principal
     from api.runs.log.records import RunRecord
 
-__all__ = ("AccessPolicy", "SessionAccess")
-
-
-class SessionAccess(msgspec.Struct, frozen=True, kw_only=True):
-    """Who starts a turn, and which existing sessions they may continue."""
-
-    owner: str | None
-    """The caller's subject; a new session becomes theirs."""
-    any_session: bool = False
-    """Identity is off: every session is the one user's."""
-    unowned_sessions: bool = False
-    """The caller is ``HARNESS_AUTH_LEGACY_SUBJECT``: sessions from before identity was on are theirs too."""
-
-    def may_continue(self, owner: str | None) -> bool:
-        """Whether a session owned by ``owner`` (None: created with identity off) may take this turn."""
-        return self.any_session or owner == self.owner or (owner is None and self.unowned_sessions)
+__all__ = ("AccessPolicy",)
 
 
 class AccessPolicy:
@@ -48,10 +35,8 @@ class AccessPolicy:
         )
 
     def owns(self, principal: Principal, record: RunRecord) -> bool:
-        if principal.anonymous:
-            return True
-        owner = record.owner
-        return owner == principal.subject or (owner is None and principal.subject == self._legacy_subject)
+        """Whether the run is ``principal``'s: the session rule, applied to the subject who started the run."""
+        return self.session_access(principal).may_continue(record.owner)
 
     def is_approver(self, principal: Principal) -> bool:
         return principal.anonymous or (self.approver_role is not None and self.approver_role in principal.roles)
