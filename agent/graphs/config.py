@@ -1,0 +1,223 @@
+"""The LangGraph CLI's ``langgraph.json``, read: which graphs to serve, the environment and the dependencies.
+
+The file is the one ``langgraph dev`` and the LangGraph Agent Server read, so an existing project is served
+as it is::
+
+    {
+      "graphs": {"agent": "./src/agent/graph.py:graph",
+                 "research": {"path": "research.graph:make_graph", "description": "Plans, then researches"}},
+      "env": ".env",
+      "dependencies": ["./src", "langchain-openai"]
+    }
+
+- ``graphs``: a graph id to ``./path/to/file.py:attribute`` (relative to the file's folder) or
+  ``package.module:attribute``, or to ``{"path": ..., "description": ...}``.
+- ``env``: a dotenv file (relative to the file's folder) or a map of variables.
+- ``dependencies``: local folders (``.``, ``./src``, ``../shared``) are put on ``sys.path``; anything else (a
+  package name or spec) is this service's environment's business, reported, never installed.
+
+Every other key of the format (``python_version``, ``dockerfile_lines``, ``store``, ``auth``, ...) and any key
+it does not know are collected in ``ignored_keys``, reported once at start and never fatal. Reading has no
+side effect: ``agent.graphs.environment`` applies ``env`` and ``dependencies``. A file that cannot be read or
+is malformed is a ``ConfigError`` whose one line names the file and the problem.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agent.config import ConfigError
+
+__all__ = ("KNOWN_IGNORED_KEYS", "GraphSpec", "GraphsConfig", "read_graphs_config")
+
+KNOWN_IGNORED_KEYS = frozenset(
+    {
+        "api_version",
+        "auth",
+        "base_image",
+        "checkpointer",
+        "dockerfile_lines",
+        "encryption",
+        "http",
+        "image_distro",
+        "keep_pkg_tools",
+        "node_version",
+        "pip_config_file",
+        "pip_installer",
+        "python_version",
+        "store",
+        "ui",
+        "ui_config",
+        "webhooks",
+    }
+)
+"""Keys of the format this service has no use for: the Docker image's, and features it provides its own way."""
+_READ_KEYS = frozenset({"graphs", "env", "dependencies", "$schema"})
+_GRAPH_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+_MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+_BYTE_OFFSET = re.compile(r"\(byte (\d+)\)")
+
+
+class GraphSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """Where one graph is: exactly one of ``file`` and ``module``, and the attribute to take from it."""
+
+    graph_id: str
+    source: str
+    """As the file wrote it, for messages."""
+    attribute: str
+    file: Path | None = None
+    """An absolute path to the Python file."""
+    module: str | None = None
+    """A dotted module name, imported from ``sys.path``."""
+    description: str | None = None
+
+
+class GraphsConfig(msgspec.Struct, frozen=True, kw_only=True):
+    path: Path
+    """The ``langgraph.json`` itself (absolute)."""
+    graphs: tuple[GraphSpec, ...]
+    env_file: Path | None = None
+    """``env`` as a dotenv file (absolute)."""
+    env: dict[str, str] = msgspec.field(default_factory=dict)
+    """``env`` as a map."""
+    local_dependencies: tuple[Path, ...] = ()
+    """Folders to put on ``sys.path`` (absolute, existing)."""
+    other_dependencies: tuple[str, ...] = ()
+    """Package names and specs, which this service does not install."""
+    ignored_keys: tuple[str, ...] = ()
+    """Keys read and not used, sorted (``graphs.<id>.<key>`` for a graph's own)."""
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+
+class _GraphEntry(msgspec.Struct, kw_only=True):
+    path: str
+    description: str | None = None
+
+
+def read_graphs_config(path: str | Path) -> GraphsConfig:
+    """The configuration in ``path``; ``ConfigError`` naming the file when it cannot be used."""
+    where = Path(path).expanduser().absolute()
+    try:
+        raw = msgspec.json.decode(where.read_bytes())
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot be read ({exc.strerror or exc})") from None
+    except msgspec.DecodeError as exc:
+        raise ConfigError(
+            f"{where}: not valid JSON ({_located(str(exc).removeprefix('JSON is malformed: '), where)})"
+        ) from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: must hold a JSON object, found {_json_type(raw)}")
+    ignored = {key for key in raw if key not in _READ_KEYS}
+    entries = raw.get("graphs")
+    if isinstance(entries, dict):
+        for graph_id, entry in entries.items():
+            if isinstance(entry, dict):
+                ignored |= {f"graphs.{graph_id}.{key}" for key in entry if key not in ("path", "description")}
+    graphs = _converted_map(raw.get("graphs", {}), str | _GraphEntry, "graphs", where)
+    if not graphs:
+        raise ConfigError(f'{where}: names no graph; add "graphs": {{"<id>": "./file.py:graph"}}')
+    folder = where.parent
+    local, other = _dependencies(
+        _converted(raw.get("dependencies", []), list[str], "dependencies", where), folder, where
+    )
+    given_env = raw.get("env")
+    if isinstance(given_env, dict):
+        given_env = _converted_map(given_env, str, "env", where)
+    else:
+        given_env = _converted(given_env, str | None, "env", where)
+    env_file = None
+    env: dict[str, str] = {}
+    if isinstance(given_env, str):
+        env_file = folder / given_env
+        if not env_file.is_file():
+            raise ConfigError(f"{where}: env names {given_env!r}, which is not a file")
+    elif given_env is not None:
+        env = given_env
+    return GraphsConfig(
+        path=where,
+        graphs=tuple(_spec(graph_id, entry, folder, where) for graph_id, entry in graphs.items()),
+        env_file=env_file,
+        env=env,
+        local_dependencies=local,
+        other_dependencies=other,
+        ignored_keys=tuple(sorted(ignored)),
+    )
+
+
+def _converted(value: Any, kind: Any, key: str, where: Path) -> Any:
+    """``value`` as ``kind``, or a ``ConfigError`` naming the key's path in the file."""
+    try:
+        return msgspec.convert(value, kind)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        message = message.replace("`$", f"`{key}") if " - at `$" in message else f"{message} - at `{key}`"
+        raise ConfigError(f"{where}: {message}") from None
+
+
+def _converted_map(value: Any, kind: Any, key: str, where: Path) -> dict[str, Any]:
+    """A map of ``kind``, checked key by key (msgspec calls every key of a map ``[...]``)."""
+    entries = _converted(value, dict[str, Any], key, where)
+    return {name: _converted(entry, kind, f"{key}.{name}", where) for name, entry in entries.items()}
+
+
+def _spec(graph_id: str, entry: str | _GraphEntry, folder: Path, where: Path) -> GraphSpec:
+    if not _GRAPH_ID.fullmatch(graph_id):
+        raise ConfigError(
+            f"{where}: graph id {graph_id!r} must be 1 to 64 letters, digits, '_', '-' or '.' (it goes in URLs)"
+        )
+    source = entry if isinstance(entry, str) else entry.path
+    description = None if isinstance(entry, str) else entry.description
+    located, _, attribute = source.rpartition(":")
+    if not located or not attribute.isidentifier():
+        raise ConfigError(
+            f"{where}: graph {graph_id!r} is {source!r}; expected './path/to/file.py:attribute' "
+            "or 'package.module:attribute'"
+        )
+    if "/" in located or "\\" in located or located.endswith(".py"):
+        return GraphSpec(
+            graph_id=graph_id,
+            source=source,
+            attribute=attribute,
+            file=(folder / located).resolve(),
+            description=description,
+        )
+    if not _MODULE.fullmatch(located):
+        raise ConfigError(f"{where}: graph {graph_id!r} names module {located!r}, which is not a dotted module name")
+    return GraphSpec(graph_id=graph_id, source=source, attribute=attribute, module=located, description=description)
+
+
+def _dependencies(entries: list[str], folder: Path, where: Path) -> tuple[tuple[Path, ...], tuple[str, ...]]:
+    local: list[Path] = []
+    other: list[str] = []
+    for entry in entries:
+        if entry.startswith((".", "/")):
+            resolved = (folder / entry).resolve()
+            if not resolved.is_dir():
+                raise ConfigError(f"{where}: dependency {entry!r} is not a folder")
+            local.append(resolved)
+        else:
+            other.append(entry)
+    return tuple(dict.fromkeys(local)), tuple(dict.fromkeys(other))
+
+
+def _located(message: str, where: Path) -> str:
+    """msgspec's ``(byte N)`` as a line and column a person can find."""
+    found = _BYTE_OFFSET.search(message)
+    if found is None:
+        return message
+    before = where.read_bytes()[: int(found[1])]
+    line = before.count(b"\n") + 1
+    column = len(before) - (before.rfind(b"\n") + 1) + 1
+    return message[: found.start()] + f"(line {line}, column {column})"
+
+
+def _json_type(value: Any) -> str:
+    names = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+    return names.get(type(value), "null")

@@ -1,0 +1,165 @@
+"""``langgraph.json`` as the LangGraph CLI writes it: every form it takes, and one clear line for a bad file."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from agent.config import ConfigError
+from agent.graphs import read_graphs_config
+from tests.support.graph_projects import write_project
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def test_graphs_as_file_paths_modules_and_the_dict_form(tmp_path: Path) -> None:
+    path = write_project(
+        tmp_path,
+        {
+            "langgraph.json": {
+                "graphs": {
+                    "agent": "./src/agent/graph.py:graph",
+                    "by_module": "my_package.graphs:make_graph",
+                    "described": {"path": "research.py:build", "description": "Researches a topic."},
+                }
+            }
+        },
+    )
+
+    config = read_graphs_config(path)
+
+    agent, by_module, described = config.graphs
+    assert (agent.graph_id, agent.file, agent.module, agent.attribute) == (
+        "agent",
+        tmp_path / "src" / "agent" / "graph.py",
+        None,
+        "graph",
+    )
+    assert (by_module.module, by_module.file, by_module.attribute) == ("my_package.graphs", None, "make_graph")
+    assert (described.file, described.description) == (tmp_path / "research.py", "Researches a topic.")
+    assert agent.description is None
+    assert config.path == path
+    assert config.folder == tmp_path
+
+
+def test_a_relative_config_path_is_read_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_project(tmp_path / "project", {"langgraph.json": {"graphs": {"agent": "./graph.py:graph"}}})
+    monkeypatch.chdir(tmp_path)
+
+    config = read_graphs_config("project/langgraph.json")
+
+    assert config.graphs[0].file == tmp_path / "project" / "graph.py"
+
+
+def test_env_as_a_map_or_a_dotenv_file_relative_to_the_config(tmp_path: Path) -> None:
+    as_map = write_project(
+        tmp_path / "map", {"langgraph.json": {"graphs": {"a": "./a.py:g"}, "env": {"SHOP_NAME": "Nimbus"}}}
+    )
+    as_file = write_project(
+        tmp_path / "file",
+        {"langgraph.json": {"graphs": {"a": "./a.py:g"}, "env": "./config/.env"}, "config/.env": "A=1\n"},
+    )
+
+    assert read_graphs_config(as_map).env == {"SHOP_NAME": "Nimbus"}
+    assert read_graphs_config(as_map).env_file is None
+    assert read_graphs_config(as_file).env_file == tmp_path / "file" / "config" / ".env"
+    assert read_graphs_config(as_file).env == {}
+
+
+def test_local_dependencies_are_folders_and_everything_else_is_a_package(tmp_path: Path) -> None:
+    (tmp_path / "shared").mkdir()
+    path = write_project(
+        tmp_path / "project",
+        {
+            "langgraph.json": {
+                "graphs": {"a": "./a.py:g"},
+                "dependencies": [".", "./lib", "../shared", "langchain_openai", "pkg>=1", ".", "pkg>=1"],
+            },
+            "lib/helpers.py": "X = 1\n",
+        },
+    )
+
+    config = read_graphs_config(path)
+
+    assert config.local_dependencies == (tmp_path / "project", tmp_path / "project" / "lib", tmp_path / "shared")
+    assert config.other_dependencies == ("langchain_openai", "pkg>=1")
+
+
+def test_every_other_key_is_collected_as_ignored_and_none_is_fatal(tmp_path: Path) -> None:
+    path = write_project(
+        tmp_path,
+        {
+            "langgraph.json": {
+                "$schema": "https://langgra.ph/schema.json",
+                "python_version": "3.12",
+                "dockerfile_lines": ["RUN true"],
+                "store": {"index": {"dims": 3}},
+                "auth": {"path": "./auth.py:auth"},
+                "http": {"cors": {}},
+                "my_own_setting": True,
+                "graphs": {"a": {"path": "./a.py:g", "tags": ["x"]}},
+            }
+        },
+    )
+
+    config = read_graphs_config(path)
+
+    assert config.ignored_keys == (
+        "auth",
+        "dockerfile_lines",
+        "graphs.a.tags",
+        "http",
+        "my_own_setting",
+        "python_version",
+        "store",
+    )
+    assert [spec.graph_id for spec in config.graphs] == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b'{"graphs": {"a": "./a.py:g"},\n  "env": }', "not valid JSON (invalid character (line 2, column 10))"),
+        (b"[1, 2]", "must hold a JSON object, found an array"),
+        (b'{"graphs": {}}', 'names no graph; add "graphs": {"<id>": "./file.py:graph"}'),
+        (b"{}", "names no graph"),
+        (b'{"graphs": "./a.py:g"}', "Expected `object`, got `str` - at `graphs`"),
+        (b'{"graphs": {"a": "./a.py:g"}, "env": 5}', "Expected `str | null`, got `int` - at `env`"),
+        (b'{"graphs": {"a": "./a.py:g"}, "dependencies": [1]}', "Expected `str`, got `int` - at `dependencies[0]`"),
+        (b'{"graphs": {"a": 5}}', "Expected `str | object`, got `int` - at `graphs.a`"),
+        (b'{"graphs": {"a": {"description": "x"}}}', "Object missing required field `path` - at `graphs.a`"),
+        (b'{"graphs": {"a": "./a.py"}}', "graph 'a' is './a.py'; expected './path/to/file.py:attribute'"),
+        (b'{"graphs": {"a": "./a.py:not-a-name"}}', "graph 'a' is './a.py:not-a-name'"),
+        (b'{"graphs": {"a": "my..module:g"}}', "graph 'a' names module 'my..module', which is not a dotted module"),
+        (b'{"graphs": {"a b": "./a.py:g"}}', "graph id 'a b' must be 1 to 64 letters"),
+        (b'{"graphs": {"a": "./a.py:g"}, "env": {"PORT": 8000}}', "Expected `str`, got `int` - at `env.PORT`"),
+        (b'{"graphs": {"a": "./a.py:g"}, "env": ".env.missing"}', "env names '.env.missing', which is not a file"),
+        (
+            b'{"graphs": {"a": "./a.py:g"}, "dependencies": "./lib"}',
+            "Expected `array`, got `str` - at `dependencies`",
+        ),
+        (b'{"graphs": {"a": "./a.py:g"}, "dependencies": ["./nowhere"]}', "dependency './nowhere' is not a folder"),
+    ],
+)
+def test_a_malformed_file_is_one_line_naming_the_file_and_the_problem(
+    tmp_path: Path, content: bytes, problem: str
+) -> None:
+    path = tmp_path / "langgraph.json"
+    path.write_bytes(content)
+
+    with pytest.raises(ConfigError) as raised:
+        read_graphs_config(path)
+
+    message = str(raised.value)
+    assert message.startswith(f"{path}: ")
+    assert problem in message
+    assert "\n" not in message
+
+
+def test_a_missing_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"langgraph\.json: cannot be read \(No such file or directory\)$"):
+        read_graphs_config(tmp_path / "langgraph.json")
