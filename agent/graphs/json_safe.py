@@ -48,8 +48,6 @@ __all__ = (
     "CUT_KEY",
     "DEFAULT_PART_LIMIT_BYTES",
     "MAX_DEPTH",
-    "JsonSafe",
-    "PartTooLarge",
     "cut_marker",
     "describe_error",
     "to_json_safe",
@@ -81,17 +79,17 @@ _SCALAR_BOUND = 32
 _CACHED_STRING_CHARS = 4096
 
 
-class PartTooLarge(Exception):
-    """Raised by ``JsonSafe.convert`` as soon as the value is sure to be longer than the limit."""
+class _PartTooLarge(Exception):
+    """Raised by ``_JsonSafe.convert`` as soon as the value is sure to be longer than the limit."""
 
     def __init__(self, at_least_bytes: int) -> None:
         super().__init__(f"at least {at_least_bytes} bytes")
         self.at_least_bytes = at_least_bytes
 
 
-class JsonSafe:
+class _JsonSafe:
     """One conversion: ``convert`` a value, then ``bound`` is an upper bound of its JSON size in bytes. A string
-    so long that the value cannot fit ``limit_bytes`` stops it early (``PartTooLarge``), before redacting it."""
+    so long that the value cannot fit ``limit_bytes`` stops it early (``_PartTooLarge``), before redacting it."""
 
     def __init__(self, limit_bytes: int = DEFAULT_PART_LIMIT_BYTES) -> None:
         self.bound = 0
@@ -127,7 +125,7 @@ class JsonSafe:
         else:
             # a mask is never under a quarter of what it hides: this string alone may already be too long
             if self.floor + len(text) // 4 > self._limit:
-                raise PartTooLarge(self.floor + len(text) // 4)
+                raise _PartTooLarge(self.floor + len(text) // 4)
             safe = _clean(text)
         self.floor += len(safe) + 2
         self.bound += 6 * len(safe) + _SCALAR_BOUND  # \u00XX is the longest escape msgspec writes for one char
@@ -178,10 +176,10 @@ class JsonSafe:
 def to_json_safe(value: Any, *, limit_bytes: int = DEFAULT_PART_LIMIT_BYTES) -> Any:
     """``value`` converted and redacted; if its JSON would be longer than ``limit_bytes``, a ``__cut__`` marker
     that says how long it was."""
-    converter = JsonSafe(limit_bytes)
+    converter = _JsonSafe(limit_bytes)
     try:
         safe = converter.convert(value)
-    except PartTooLarge as cut:
+    except _PartTooLarge as cut:
         return cut_marker(cut.at_least_bytes, limit_bytes)
     if converter.bound <= limit_bytes:
         return safe
