@@ -34,12 +34,13 @@ test: $(VENV)/.installed-test $(NODE_TOOLS:%=%/node_modules) chromium nginx
 	$(MAKE) lint typecheck docs-check unit eval-gate
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check contracts agent api tests bench
-	$(BIN)/ruff format --check contracts agent api tests bench
+	$(BIN)/ruff check contracts agent api tests bench examples
+	$(BIN)/ruff format --check contracts agent api tests bench examples
 	$(BIN)/lint-imports
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
+	$(BIN)/mypy examples
 
 docs: $(VENV)/.installed
 	$(BIN)/harness docs
