@@ -15,7 +15,7 @@ from agent import RandomIds, SystemClock, open_agent
 from agent.knowledge import KnowledgeIndex
 from api.auth import ANONYMOUS, Principal
 from api.auth.identity import Identity
-from api.errors import EXCEPTION_HANDLERS
+from api.exception_handlers import EXCEPTION_HANDLERS
 from api.openapi import TAGS, ContractJsonPlugin
 from api.request_checks import body_checks, cors_response_headers, site_checks
 from api.routes.agui import ag_ui

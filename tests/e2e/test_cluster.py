@@ -324,9 +324,11 @@ async def test_a_new_instance_does_not_end_runs_a_live_instance_executes(instanc
         async with client.stream("POST", f"{a.url}/chat", json=PASSWORD, headers=SSE) as response:
             stream = frames(response)
             first = await collect(stream, until="token_delta")
-            await instance()  # it sweeps for lost runs as it starts, and again every third of the lease
-            await asyncio.sleep(LEASE_S)  # a few sweeps of the new instance while A's run goes on
+            b = await instance()  # it sweeps for lost runs as it starts (and every third of the lease after)
+            # B is up, so its start-up sweep is done; the run was running all along (a token every 150 ms)
+            during = (await client.get(f"{b.url}/runs/{first[0].data['run_id']}")).json()
             rest = await collect(stream)
 
+    assert during["status"] == "running", "B's sweep came while A's run was running"
     assert rest[-1].event == "turn_completed"
     assert seqs(first + rest) == list(range(1, len(first) + len(rest) + 1))

@@ -120,7 +120,9 @@ async def test_a_stream_blocked_in_send_does_not_outlive_its_client(
         b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
     )
     await writer.drain()
+    deadline = time.monotonic() + _HANG_S
     while endless.chunks_sent < 600:  # ~10 MB of frames: more than twice what the socket buffers hold unread
+        assert time.monotonic() < deadline, f"the model sent {endless.chunks_sent} chunks, then nothing"
         await asyncio.sleep(0.01)
     writer.transport.abort()
     run_id = "r_0001"

@@ -169,7 +169,7 @@ async def test_a_deeply_nested_body_is_a_problem_and_leaves_no_traceback(
             response = await client.post(
                 path, content=body.replace(b"DEEP", DEEP), headers={"Content-Type": "application/json"}
             )
-        logging.getLogger("api.errors").warning("still listening")  # where the 500's traceback was logged
+        logging.getLogger("api.exception_handlers").warning("still listening")  # where the 500's traceback was logged
     assert_problem(response, 422, "body_too_deep")
     assert "still listening" in [record.getMessage() for record in records]
     assert not [record.getMessage() for record in records if record.exc_info or record.levelno >= logging.ERROR]

@@ -42,7 +42,7 @@ lease owner, lease ms, record, session id, the caller's subject ('' when identit
 is the caller's, '1' when the sessions of no one (created with identity off) are the caller's, '1' when the
 next argument is the session's owner to copy in when the key has none (PostgreSQL's answer, or the caller for
 a session the service has just made), that owner. The three flags are ``SessionAccess.may_continue``, which
-tests/api/test_redis_begin.py holds this script to. Returns ``{'begun'}`` once the run is recorded and leased,
+tests/api/runs/log/test_redis_begin.py holds this script to. Returns ``{'begun'}`` once the run is recorded and leased,
 ``{'busy', run_id}``, ``{'foreign'}``, ``{'erasing'}`` (the session is being erased: who asks decides 404 or
 409), or ``{'unknown'}`` when Redis has no copy of the owner and none was given: PostgreSQL decides then."""
 

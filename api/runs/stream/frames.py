@@ -32,7 +32,7 @@ class FrameEncoder:
     The envelope's own fields (type, version, run id, seq, status, time) are plain tokens (a run id matches the
     contract's id pattern), so they are written as the bytes msgspec would write for the envelope ``Struct`` and
     only the payload goes through msgspec: a token costs no envelope object. Envelopes with optional fields
-    (``human_wait_ms``) are encoded from the ``Struct``. ``tests/api/test_frames.py`` holds every frame the
+    (``human_wait_ms``) are encoded from the ``Struct``. ``tests/api/runs/stream/test_frames.py`` holds every frame the
     service sends to its ``Struct``'s bytes.
     """
 
