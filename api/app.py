@@ -16,15 +16,39 @@ from agent.knowledge import KnowledgeIndex
 from api.auth import ANONYMOUS, Principal
 from api.auth.identity import Identity
 from api.exception_handlers import EXCEPTION_HANDLERS
+from api.graph_registry import open_graphs
 from api.openapi import TAGS, ContractJsonPlugin
 from api.request_checks import body_checks, cors_response_headers, site_checks
 from api.routes.agui import ag_ui
 from api.routes.approvals import list_approvals
+from api.routes.assistants import get_assistant, get_assistant_graph, get_assistant_schemas, search_assistants
 from api.routes.health import healthz
 from api.routes.knowledge import get_document
 from api.routes.runs import cancel_run, get_run, run_events
 from api.routes.sessions import delete_session
 from api.routes.spa import index, spa_asset
+from api.routes.thread_runs import (
+    cancel_thread_run,
+    create_thread_run,
+    get_thread_run,
+    join_run,
+    join_run_stream,
+    join_stateless_run_stream,
+    list_thread_runs,
+    stream_stateless_run,
+    stream_thread_run,
+    wait_stateless_run,
+    wait_thread_run,
+)
+from api.routes.threads import (
+    create_thread,
+    delete_thread,
+    get_thread,
+    get_thread_history,
+    get_thread_state,
+    search_threads,
+    update_thread_state_route,
+)
 from api.routes.turns import chat, resume_chat
 from api.runs.erasure import SessionErasure
 from api.runs.registry import RunRegistry
@@ -42,7 +66,32 @@ if TYPE_CHECKING:
 __all__ = ("API_VERSION", "create_app")
 
 API_VERSION = "1.2.0"
-_TURN_PATHS = frozenset({"/chat", "/chat/resume", "/ag-ui"})
+_TURN_PATHS = frozenset({"/chat", "/chat/resume", "/ag-ui", "/runs/stream", "/runs/wait"})
+AGENT_PROTOCOL_ROUTES = (
+    search_assistants,
+    get_assistant,
+    get_assistant_graph,
+    get_assistant_schemas,
+    create_thread,
+    get_thread,
+    delete_thread,
+    search_threads,
+    get_thread_state,
+    update_thread_state_route,
+    get_thread_history,
+    create_thread_run,
+    stream_thread_run,
+    wait_thread_run,
+    list_thread_runs,
+    get_thread_run,
+    join_run,
+    join_run_stream,
+    cancel_thread_run,
+    stream_stateless_run,
+    wait_stateless_run,
+    join_stateless_run_stream,
+)
+"""The LangGraph Agent Server API, served at the root so that langgraph-sdk works unchanged."""
 
 
 def create_app(
@@ -64,7 +113,8 @@ def create_app(
             open_agent(settings.agent, llm=llm, clock=clock, ids=ids, tracer_provider=tracer_provider) as agent,
             open_run_stores(settings, agent.stores) as (log, cluster),
         ):
-            runs = RunRegistry(agent, log, settings, clock=clock, ids=ids, cluster=cluster)
+            graphs = await open_graphs(settings, agent)
+            runs = RunRegistry(agent, log, settings, clock=clock, ids=ids, graphs=graphs, cluster=cluster)
             await runs.open()
             app.state.runs = runs
             app.state.erasure = runs.erasure
@@ -109,6 +159,7 @@ def create_app(
             healthz,
             index,
             spa_asset,
+            *AGENT_PROTOCOL_ROUTES,
         ],
         dependencies={
             "runs": Provide(_runs, sync_to_thread=False),

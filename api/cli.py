@@ -42,6 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve_command.add_argument("--host", help="overrides HARNESS_HOST")
     serve_command.add_argument("--port", type=int, help="overrides HARNESS_PORT")
     serve_command.add_argument(
+        "--config", type=Path, help="a langgraph.json whose graphs are served beside the support agent (HARNESS_CONFIG)"
+    )
+    serve_command.add_argument(
         "--provider", help="overrides HARNESS_LLM_PROVIDER; `local` also starts the bundled SmolLM2 model server"
     )
 
@@ -91,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             from api.server import serve
 
-            return serve(host=args.host, port=args.port, provider=args.provider)
+            return serve(host=args.host, port=args.port, provider=args.provider, config=args.config)
         if args.command == "eval":
             return run_eval_command(args)
         if args.command == "docs":

@@ -8,17 +8,20 @@ ApiError
 │   └── OriginNotAllowed        origin_not_allowed: a state-changing request from a page of a foreign origin
 ├── NotFound (404)
 │   ├── RunNotFound             run_not_found: unknown run, or one of another session or subject
-│   ├── SessionNotFound         session_not_found: a session of another subject
-│   └── ApprovalNotFound        approval_not_found: the run waits for a different approval
+│   ├── SessionNotFound         session_not_found: a session (a thread) of another subject
+│   ├── ApprovalNotFound        approval_not_found: the run waits for a different approval
+│   └── AssistantNotFound       assistant_not_found: no registered graph has this id
 ├── Conflict (409)
 │   ├── SessionBusy             session_busy: the session has a run running or waiting
 │   ├── RunNotPaused            run_not_paused: resume of a run that is not waiting (decided already)
 │   ├── RunFinished             run_finished: cancel of a run that has ended
-│   └── RunCancelled            run_cancelled: the JSON caller's run was cancelled meanwhile
+│   ├── RunCancelled            run_cancelled: the JSON caller's run was cancelled meanwhile
+│   └── ThreadExists            thread_exists: a thread created with an id that is taken (if_exists: raise)
 ├── UnsupportedMediaType (415)   unsupported_media_type: a JSON route's body sent as anything but JSON
 ├── HostNotAllowed (421)         host_not_allowed: a Host header outside HARNESS_ALLOWED_HOSTS (DNS rebinding)
 ├── InvalidCursor (422)          invalid_cursor: a Last-Event-ID or ?after= the run cannot have
 ├── BodyTooDeep (422)            body_too_deep: a JSON body nested deeper than the parser is allowed to go
+├── RunRequestInvalid (422)      run_request_invalid: an Agent Protocol run this service does not run as asked
 ├── SessionIdRefused (422)       session_id_refused: a session id shaped like a card number, national id,
 │                               bank account or key (never stored, never repeated)
 ├── TooManyStreams (429)         too_many_streams: the subject holds its quota of open event streams
@@ -33,6 +36,7 @@ from typing import ClassVar
 __all__ = (
     "ApiError",
     "ApprovalNotFound",
+    "AssistantNotFound",
     "BodyTooDeep",
     "Conflict",
     "DocumentNotFound",
@@ -47,10 +51,12 @@ __all__ = (
     "RunFinished",
     "RunNotFound",
     "RunNotPaused",
+    "RunRequestInvalid",
     "ServiceUnavailable",
     "SessionBusy",
     "SessionIdRefused",
     "SessionNotFound",
+    "ThreadExists",
     "TokenRejected",
     "TooManyStreams",
     "TurnFailed",
@@ -128,6 +134,11 @@ class ApprovalNotFound(NotFound):
     title = "Approval not found"
 
 
+class AssistantNotFound(NotFound):
+    code = "assistant_not_found"
+    title = "Assistant not found"
+
+
 class DocumentNotFound(NotFound):
     code = "document_not_found"
     title = "Document not found"
@@ -152,6 +163,11 @@ class RunFinished(Conflict):
     title = "Run already finished"
 
 
+class ThreadExists(Conflict):
+    code = "thread_exists"
+    title = "Thread exists"
+
+
 class RunCancelled(Conflict):
     code = "run_cancelled"
     title = "Run cancelled"
@@ -173,6 +189,12 @@ class HostNotAllowed(ApiError):
     status_code = 421
     code = "host_not_allowed"
     title = "Host not allowed"
+
+
+class RunRequestInvalid(ApiError):
+    status_code = 422
+    code = "run_request_invalid"
+    title = "Run not served as asked"
 
 
 class InvalidCursor(ApiError):

@@ -22,11 +22,13 @@ from agent import configured_secrets, install_log_redaction
 from agent.llm import local_model_served
 from api.app import create_app
 from api.auth import identity_secrets
+from api.graph_registry import check_graphs
 from api.runs.stores import check_run_stores_open, check_stores
 from api.settings import Settings
 
 if TYPE_CHECKING:
     import socket
+    from pathlib import Path
     from types import FrameType
 
     from litestar import Litestar
@@ -66,8 +68,12 @@ class GracefulServer(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
-def serve(*, host: str | None = None, port: int | None = None, provider: str | None = None) -> int:
+def serve(
+    *, host: str | None = None, port: int | None = None, provider: str | None = None, config: Path | None = None
+) -> int:
     settings = Settings.from_env()
+    if config is not None:
+        settings = msgspec.structs.replace(settings, graphs_config=config)
     if provider is not None:
         llm = msgspec.structs.replace(settings.agent.llm, provider=provider)
         settings = msgspec.structs.replace(settings, agent=msgspec.structs.replace(settings.agent, llm=llm))
@@ -80,6 +86,7 @@ def _serve(settings: Settings, *, host: str | None, port: int | None) -> int:
     install_log_redaction([*configured_secrets(settings.agent), *identity_secrets(settings.auth)])
     asyncio.run(check_stores(settings))  # a store that is down is one clear line, not a traceback
     asyncio.run(check_run_stores_open(settings))  # so is a key that does not fit the stores, or plain values with one
+    asyncio.run(check_graphs(settings))  # and a configured graph that does not load: one line per graph
     app = create_app(msgspec.structs.replace(settings, host=host or settings.host))  # its own name is allowed
     config = uvicorn.Config(
         app,

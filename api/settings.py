@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -60,6 +61,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """How often the background purge looks for what retention ends (``HARNESS_PURGE_INTERVAL_S``)."""
     purge_batch: int = 200
     """Runs removed per step of a purge, so that the service goes on serving (``HARNESS_PURGE_BATCH``)."""
+    graphs_config: Path | None = None
+    """A ``langgraph.json`` whose graphs are served beside the support agent (``HARNESS_CONFIG``; ``harness serve
+    --config``)."""
     auth: AuthConfig = msgspec.field(default_factory=AuthConfig)
     """Identity: off by default (one user, no login); see ``AuthConfig``."""
     agent: AgentConfig = msgspec.field(default_factory=AgentConfig)
@@ -120,9 +124,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             retention_days=None if retention_days < 0 else retention_days,
             purge_interval_s=purge_interval_s,
             purge_batch=purge_batch or 200,
+            graphs_config=_optional_path(env, "HARNESS_CONFIG"),
             auth=AuthConfig.from_env(env),
             agent=agent,
         )
+
+
+def _optional_path(env: Mapping[str, str], name: str) -> Path | None:
+    raw = (env.get(name) or "").strip()
+    return Path(raw) if raw else None
 
 
 def _read_redis_url(env: Mapping[str, str]) -> str | None:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, get_args, get_type_hints
 
 import msgspec
 
+from contracts.graph_events import GraphPart, InterruptInfo, RunCompleted
 from contracts.ids import RunId, SessionId
 from contracts.responses import ChatResponse, PendingApproval
 from contracts.runs import RunSnapshot, RunStatus
@@ -27,6 +28,7 @@ __all__ = (
     "ErrorInfo",
     "EventPayload",
     "EventType",
+    "GraphPartEvent",
     "GraphTopology",
     "GraphTopologyEvent",
     "InteractionLogged",
@@ -37,6 +39,7 @@ __all__ = (
     "NodeStartedEvent",
     "Paused",
     "PausedEvent",
+    "RunCompletedEvent",
     "Snapshot",
     "SnapshotEvent",
     "TokenDelta",
@@ -60,8 +63,12 @@ EventType = Literal[
     "error",
     "turn_completed",
     "snapshot",
+    "graph_part",
+    "run_completed",
 ]
-TERMINAL_EVENT_TYPES: frozenset[str] = frozenset({"turn_completed", "error"})
+TERMINAL_EVENT_TYPES: frozenset[str] = frozenset({"turn_completed", "error", "run_completed"})
+"""A run ends with exactly one of these: ``turn_completed`` or ``error`` for the support agent's turns,
+``run_completed`` or ``error`` for a run of a registered graph."""
 
 NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
 Step = Annotated[int, msgspec.Meta(ge=0, description="The graph superstep the node ran in.")]
@@ -164,8 +171,25 @@ class CostUpdated(msgspec.Struct, kw_only=True):
     ]
 
 
-class Paused(msgspec.Struct, kw_only=True):
-    approval: PendingApproval
+class Paused(msgspec.Struct, kw_only=True, omit_defaults=True):
+    approval: Annotated[
+        PendingApproval,
+        msgspec.Meta(
+            description=(
+                "What a person is asked to decide. For a registered graph's interrupt: its id, the value's `action` "
+                "(else `interrupt`) and its `summary` (else the value as text)."
+            )
+        ),
+    ]
+    interrupts: Annotated[
+        list[InterruptInfo],
+        msgspec.Meta(
+            description=(
+                "A registered graph's run: every interrupt it stopped at, with its value. Left out for the support "
+                "agent's turns."
+            )
+        ),
+    ] = msgspec.field(default_factory=list)
 
 
 class InteractionLogged(msgspec.Struct, kw_only=True):
@@ -290,6 +314,19 @@ class TurnCompletedEvent(_EnvelopeBase, tag="turn_completed"):
     ] = None
 
 
+class GraphPartEvent(_EnvelopeBase, tag="graph_part"):
+    """A run of a registered graph (not the support agent's turns): one part of one of LangGraph's own stream
+    modes, as the graph streamed it; the Agent Protocol's stream events are these."""
+
+    data: GraphPart
+
+
+class RunCompletedEvent(_EnvelopeBase, tag="run_completed"):
+    """Terminal for a run of a registered graph (``status: completed``): the graph's final state."""
+
+    data: RunCompleted
+
+
 class SnapshotEvent(_EnvelopeBase, tag="snapshot"):
     """Sent on replay instead of events that left the replay window; its ``seq`` is that of the last event it
     stands for, so the stream stays contiguous."""
@@ -308,6 +345,8 @@ Envelope = (
     | ErrorEvent
     | TurnCompletedEvent
     | SnapshotEvent
+    | GraphPartEvent
+    | RunCompletedEvent
 )
 
 EventPayload = (
@@ -321,6 +360,8 @@ EventPayload = (
     | ErrorInfo
     | TurnCompleted
     | Snapshot
+    | GraphPart
+    | RunCompleted
 )
 """What a run emits: the ``data`` of one envelope type each."""
 

@@ -20,6 +20,7 @@ _PLAIN = f"substring({{column}} from 1 for 2) <> decode('{MAGIC.hex()}', 'hex')"
 _SEALED_BLOBS = {
     "interactions": ("interactions", "response", "TRUE"),
     "runs": ("runs", "record", "status <> 'erased'"),
+    "session_threads": ("session_threads", "record", "TRUE"),
 }
 """Tables of sealed blobs besides the checkpoints': a column of each, and which rows hold one."""
 
@@ -78,7 +79,7 @@ class PostgresKeyCheck:
                 await self._connection.execute(f"SELECT 1 FROM {table} WHERE {rows} AND ({plain}) LIMIT 1")
             ).fetchone()
             if row:
-                return "interactions" if table == "interactions" else "run records (runs)"
+                return {"interactions": "interactions", "runs": "run records (runs)"}.get(table, table)
         return None
 
     async def _blob_tables(self) -> list[tuple[str, str, str]]:

@@ -35,14 +35,14 @@ class Disconnects:
 
     def launched(self, run: Run) -> None:
         """``run`` started executing: the request that started it follows it right away; if it never does, its
-        client is gone."""
-        if not self.feed.count(run.run_id):
+        client is gone. A detached run (a background run) goes on without anyone."""
+        if not run.detached and not self.feed.count(run.run_id):
             delay = max(self._grace_s, _UNCLAIMED_S)
             run.grace_timer = asyncio.get_running_loop().call_later(delay, self._grace_over, run)
 
     def start_grace(self, run: Run) -> None:
         """Abort the run unless a follower comes within the grace period."""
-        if run.grace_timer is not None:
+        if run.grace_timer is not None or run.detached:
             return
         if self._grace_s <= 0 and self._cluster is None:
             run.abort("client_disconnected")
@@ -54,7 +54,10 @@ class Disconnects:
         return [
             run
             for run in self._live.values()
-            if run.status == "running" and run.grace_timer is None and not self.feed.count(run.run_id)
+            if run.status == "running"
+            and run.grace_timer is None
+            and not run.detached
+            and not self.feed.count(run.run_id)
         ]
 
     def _followers_changed(self, run_id: str, count: int) -> None:

@@ -1,4 +1,10 @@
-"""Drives one turn (or the rest of a paused one) through the graph and appends its events to the run."""
+"""Drives one run through its graph and appends its events to the run.
+
+Two drivers share one ending: ``execute`` runs a turn of the support agent (``/chat``: its own events and a
+``ChatResponse``), ``execute_graph`` a run of any registered graph (LangGraph's own streams, then the pause or
+the final state). However a run stops early (a cancel, a client that left, a provider or a store that failed,
+a bug) it ends with one ``error`` event, written by ``_ended``.
+"""
 
 from __future__ import annotations
 
@@ -16,17 +22,21 @@ from agent import (
     message_text,
     pending_approval,
 )
+from agent.graphs import GraphStream
 from agent.llm import LLMError
 from agent.stores import is_store_failure
 from contracts import ErrorInfo, InteractionLogged, RunStatus, TokenDelta
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from langchain_core.runnables import RunnableConfig
 
-    from agent import Agent, AgentState
+    from agent import Agent, AgentState, Clock
+    from agent.graphs import RegisteredGraph
     from api.runs.run import Run
 
-__all__ = ("execute",)
+__all__ = ("execute", "execute_graph")
 
 logger = logging.getLogger(__name__)
 
@@ -34,11 +44,13 @@ _CANCEL_MESSAGES = {
     "cancelled": ("The run was cancelled.", False),
     "client_disconnected": ("Every client left and none came back within the grace period.", True),
     "server_shutdown": ("The server shut down while this run was in progress.", True),
+    "superseded": ("A new run of the thread interrupted this one (multitask_strategy interrupt).", False),
 }
 
 
 async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConfig, *, resume: bool) -> str | None:
-    """Run the graph for ``run``; the account the turn deleted, when it carried out a ``delete_account``."""
+    """Run the support agent's graph for ``run``; the account the turn deleted, when it carried out a
+    ``delete_account``."""
     translator = StreamTranslator()
     try:
         stream_input = await admit(agent.deps, graph_input, resume=resume)
@@ -68,46 +80,80 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
             run.emit(InteractionLogged(interaction_id=interaction_id))
             run.complete(response)
             return deleted_account(values)
-    except asyncio.CancelledError:
+    except BaseException as exc:
+        if not _ended(run, exc, lambda: translator.running_node):
+            raise
+    return None
+
+
+async def execute_graph(
+    run: Run,
+    registered: RegisteredGraph,
+    graph_input: Any,
+    config: RunnableConfig,
+    *,
+    clock: Clock,
+    admission: Callable[[Any], Awaitable[Any]] | None = None,
+) -> None:
+    """Run a registered graph for ``run``: its parts as the run asked for them (``RunRecord.graph``), node starts
+    and ends for the live graph, then the pause at its interrupts or its final state. ``admission`` turns the
+    client's input into the graph's (the support agent screens it)."""
+    options = run.record.graph
+    assert options is not None, "a run of a registered graph says how it was asked for"
+    stream: GraphStream | None = None
+    try:
+        if admission is not None:
+            graph_input = await admission(graph_input)
+        async with registered.graph_for(config) as graph:
+            stream = GraphStream(graph, config, clock=clock, modes=options.modes)
+            async for payload in stream.events(graph_input, context=options.context):
+                run.emit(payload)
+            outcome = await stream.outcome()
+        if outcome.paused:
+            run.pause_graph(list(outcome.interrupts), outcome.values)
+        else:
+            run.finish_graph(outcome.completed())
+    except BaseException as exc:
+        if not _ended(run, exc, lambda: stream.current_node if stream is not None else None):
+            raise
+
+
+def _ended(run: Run, exc: BaseException, running_node: Callable[[], str | None]) -> bool:
+    """End ``run`` with the ``error`` event ``exc`` stands for; False for what must propagate (a cancel nobody
+    asked for, an interpreter exit)."""
+    if isinstance(exc, asyncio.CancelledError):
         reason = run.cancel_reason
         if reason is None:
-            raise
+            return False
         if run.fenced:
-            return None  # another instance owns the run now; nothing more is written from here
+            return True  # another instance owns the run now; nothing more is written from here
         message, retryable = _CANCEL_MESSAGES[reason]
         status: RunStatus = "failed" if reason == "server_shutdown" else "cancelled"
-        run.fail(
-            ErrorInfo(code=reason, message=message, retryable=retryable, node=translator.running_node),
-            status=status,
-        )
-    except LLMError as exc:
-        run.fail(
-            ErrorInfo(
-                code=exc.code,
-                message=str(exc),
-                retryable=exc.retryable,
-                node=translator.running_node,
-            )
-        )
-    except Exception as exc:
-        if is_store_failure(exc):
-            logger.error("run %s failed: a store is unreachable (%s)", run.run_id, type(exc).__name__)
-            run.fail(
-                ErrorInfo(
-                    code="store_unavailable",
-                    message="A store the service needs is unreachable; try again shortly.",
-                    retryable=True,
-                    node=translator.running_node,
-                )
-            )
-            return None
-        logger.exception("run %s failed", run.run_id)
+        run.fail(ErrorInfo(code=reason, message=message, retryable=retryable, node=running_node()), status=status)
+        return True
+    if isinstance(exc, LLMError):
+        run.fail(ErrorInfo(code=exc.code, message=str(exc), retryable=exc.retryable, node=running_node()))
+        return True
+    if not isinstance(exc, Exception):
+        return False
+    if is_store_failure(exc):
+        logger.error("run %s failed: a store is unreachable (%s)", run.run_id, type(exc).__name__)
         run.fail(
             ErrorInfo(
-                code="internal_error",
-                message="The agent failed unexpectedly; the failure is logged on the server.",
-                retryable=False,
-                node=translator.running_node,
+                code="store_unavailable",
+                message="A store the service needs is unreachable; try again shortly.",
+                retryable=True,
+                node=running_node(),
             )
         )
-    return None
+        return True
+    logger.exception("run %s failed", run.run_id)
+    run.fail(
+        ErrorInfo(
+            code="internal_error",
+            message="The agent failed unexpectedly; the failure is logged on the server.",
+            retryable=False,
+            node=running_node(),
+        )
+    )
+    return True

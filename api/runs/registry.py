@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+from langgraph.types import Command
 
 from agent import carries_personal_data, format_timestamp, read_topology, thread_config
+from agent.graphs import SUPPORT_GRAPH_ID
 from api.exceptions import (
     ApprovalNotFound,
     NotAnApprover,
@@ -31,17 +33,20 @@ from api.runs.access import AccessPolicy
 from api.runs.cluster.quotas import LocalStreamQuota
 from api.runs.disconnects import Disconnects
 from api.runs.erasure import SessionErasure, StoreEraser
-from api.runs.executor import execute
-from api.runs.log.records import FINISHED, RunRecord
+from api.runs.executor import execute, execute_graph
+from api.runs.graph_inputs import graph_run_config, support_admission
+from api.runs.log.records import FINISHED, GraphRun, RunRecord
 from api.runs.retention import RetentionLoop
 from api.runs.run import Run
 from api.runs.stream.envelopes import EnvelopeStream
 from api.runs.stream.follow import RunStreams
 from api.runs.stream.frames import FrameEncoder
+from api.runs.threads import ThreadBook
 from contracts import ApprovalRequest, ErrorInfo, RunSnapshot
 
 if TYPE_CHECKING:
     from agent import Agent, Clock, IdFactory
+    from agent.graphs import GraphRegistry, RegisteredGraph
     from api.auth import Principal
     from api.runs.cluster.protocol import Cluster
     from api.runs.cluster.quotas import StreamQuota
@@ -54,6 +59,7 @@ __all__ = ("RunRegistry",)
 
 logger = logging.getLogger(__name__)
 
+_POLL_S = 0.05
 _CANCEL_SETTLE_S = 5.0
 _LOST = {
     "server_restarted": "The server restarted while this run was in progress.",
@@ -73,9 +79,14 @@ class RunRegistry:
         *,
         clock: Clock,
         ids: IdFactory,
+        graphs: GraphRegistry,
         cluster: Cluster | None = None,
     ) -> None:
         self.agent = agent
+        self.graphs = graphs
+        """Every graph the service serves (the support agent is ``support``)."""
+        self.started_at = format_timestamp(clock.now_ns())
+        """When this instance began serving them (what the Agent Protocol shows as its assistants' times)."""
         self.log = log
         self.settings = settings
         self.clock = clock
@@ -107,6 +118,8 @@ class RunRegistry:
         """Every stream of a run on this instance follows it here, in the encoding of its protocol."""
         self.envelopes = EnvelopeStream(settings.retry_ms)
         """The service's own encoding of a stream, shared by every such stream."""
+        self.threads = ThreadBook(log, access=self.access, ids=ids, clock=clock)
+        """The Agent Protocol's threads (sessions with a graph, metadata and times)."""
         self.eraser = StoreEraser(log, agent.stores)
         self.erasure = SessionErasure(self, log, self.eraser, access=self.access, lease_s=settings.run_lease_s)
         self._retention = (
@@ -175,19 +188,7 @@ class RunRegistry:
             raise SessionIdRefused
         new_session = session_id is None
         session_id = session_id or self._ids.new("s")
-        now = format_timestamp(self.clock.now_ns())
-        snapshot = RunSnapshot(
-            run_id=self._ids.new("r"),
-            session_id=session_id,
-            status="running",
-            last_seq=0,
-            started_at=now,
-            updated_at=now,
-            response=None,
-            pending_approval=None,
-            error=None,
-        )
-        record = RunRecord(snapshot=snapshot, owner=principal.subject, account_id=principal.account_id)
+        record = self._new_record(session_id, principal)
         busy = await self.log.begin_run(record, self.access.session_access(principal), new_session=new_session)
         if busy is not None:
             raise SessionBusy(
@@ -205,6 +206,71 @@ class RunRegistry:
         self._launch(run, turn)
         await asyncio.sleep(0)  # the graph starts now and waits on its checkpointer while the response is built
         return run
+
+    # --- runs of registered graphs (the Agent Protocol) ---
+
+    async def start_graph_run(
+        self,
+        registered: RegisteredGraph,
+        thread_id: str | None,
+        graph_input: Any,
+        options: GraphRun,
+        principal: Principal,
+        *,
+        interrupt_busy: bool = False,
+    ) -> Run:
+        """Start a run of ``registered`` on the thread ``thread_id`` (a new one when None) for ``principal``; a
+        thread busy with another run is a 409, or, with ``interrupt_busy``, that run is ended first."""
+        self._refuse_when_closing()
+        if thread_id is not None and carries_personal_data(thread_id):
+            raise SessionIdRefused
+        new_thread = thread_id is None
+        thread_id = thread_id or self._ids.new("s")
+        record = self._new_record(thread_id, principal, graph=options)
+        access = self.access.session_access(principal)
+        busy = await self.log.begin_run(record, access, new_session=new_thread)
+        if busy is not None and interrupt_busy:
+            await self._end_run(busy, "superseded")
+            busy = await self.log.begin_run(record, access)
+        if busy is not None:
+            raise SessionBusy(
+                f"Thread {thread_id} has run {busy} unfinished; wait for it, resume or cancel it, or ask for "
+                "multitask_strategy interrupt.",
+                run_id=busy,
+            )
+        run = self._track(record)
+        run.emit(msgspec.structs.replace(registered.topology, session_id=thread_id))
+        self._launch_graph(run, registered, graph_input, principal)
+        await asyncio.sleep(0)
+        return run
+
+    async def resume_graph_run(
+        self, registered: RegisteredGraph, thread_id: str, resume: Any, modes: list[str], principal: Principal
+    ) -> tuple[Run, int]:
+        """Continue the thread's run that waits at an interrupt with ``Command(resume=resume)``, for ``principal``
+        (who must be allowed to decide it); the run, and the seq it resumes after."""
+        self._refuse_when_closing()
+        run_id = await self.log.active_run(thread_id)
+        found = None if run_id is None else await self.find(run_id)
+        if found is None or found.record.graph is None or found.current_snapshot().status != "waiting":
+            raise RunNotPaused(f"Thread {thread_id} has no run waiting at an interrupt.")
+        found = await self.get(found.run_id, principal)
+        if not self.access.may_decide(principal, found.record):
+            raise NotAnApprover(f"Only subjects with the role {self.access.approver_role!r} answer interrupts.")
+        record = await self.log.claim_run(found.run_id)
+        if record is None or record.snapshot.status != "waiting" or record.graph is None:
+            if record is not None:
+                await self.log.release_run(found.run_id)
+            raise RunNotPaused(f"Run {found.run_id} is being resumed or executed right now.")
+        record.graph.modes = sorted({*record.graph.modes, *modes})
+        pending = record.snapshot.pending_approval
+        run = self._track(record)
+        cursor = run.last_seq
+        run.resume(decided_by=principal.subject)
+        run.emit(msgspec.structs.replace(registered.topology, session_id=thread_id))
+        approval_id = pending.approval_id if pending is not None else ""
+        self._launch_graph(run, registered, Command(resume=resume), principal, approval_id=approval_id)
+        return run, cursor
 
     async def resume(self, request: ResumeRequest, principal: Principal) -> tuple[Run, int]:
         """Continue a waiting run with ``principal``'s decision; returns the run and the seq it resumes after."""
@@ -371,6 +437,60 @@ class RunRegistry:
         )
         self._live[run.run_id] = run
         return run
+
+    def _new_record(self, session_id: str, principal: Principal, *, graph: GraphRun | None = None) -> RunRecord:
+        now = format_timestamp(self.clock.now_ns())
+        snapshot = RunSnapshot(
+            run_id=self._ids.new("r"),
+            session_id=session_id,
+            status="running",
+            last_seq=0,
+            started_at=now,
+            updated_at=now,
+            response=None,
+            pending_approval=None,
+            error=None,
+        )
+        return RunRecord(snapshot=snapshot, owner=principal.subject, account_id=principal.account_id, graph=graph)
+
+    async def _end_run(self, run_id: str, reason: str) -> None:
+        """End the run ``run_id`` (``reason`` when it executes here, ``cancelled`` else) and return once it has."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.run_lease_s + 15
+        while (found := await self.find(run_id)) is not None and found.current_snapshot().status not in FINISHED:
+            if isinstance(found, Run) and not found.settled:
+                found.abort(reason)
+            with contextlib.suppress(RunFinished, RunNotPaused):
+                await self.stop(found)
+            if loop.time() > deadline:
+                raise SessionBusy(f"Run {run_id} did not end; try again.", run_id=run_id)
+            await asyncio.sleep(_POLL_S)
+
+    def _launch_graph(
+        self,
+        run: Run,
+        registered: RegisteredGraph,
+        graph_input: Any,
+        principal: Principal,
+        *,
+        approval_id: str | None = None,
+    ) -> None:
+        """Execute a run of ``registered``; ``approval_id``: it resumes, deciding that approval."""
+        options = run.record.graph
+        assert options is not None, "a graph run says how it was asked for"
+        admission = (  # the support agent's input enters through the guardrails, as a /chat turn's
+            support_admission(self.agent, run, principal, approval_id=approval_id)
+            if registered.graph_id == SUPPORT_GRAPH_ID
+            else None
+        )
+        run.cancel_reason = None
+        run.task = asyncio.create_task(
+            execute_graph(
+                run, registered, graph_input, graph_run_config(run, options), clock=self.clock, admission=admission
+            ),
+            name=run.run_id,
+        )
+        self._disconnects.launched(run)
 
     def _launch(self, run: Run, graph_input: object, *, resume: bool = False) -> None:
         run.cancel_reason = None

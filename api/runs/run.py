@@ -9,17 +9,20 @@ appended here, queued to the event log, and shown only once the log has committe
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from agent import format_timestamp
+from api.runs.interrupts import approval_of
 from api.runs.log.records import FINISHED, RunRecord, StoredEvent
 from contracts import (
     TERMINAL_EVENT_TYPES,
     ErrorInfo,
+    InterruptInfo,
     Paused,
     PendingApproval,
+    RunCompleted,
     RunError,
     RunSnapshot,
     TurnCompleted,
@@ -74,6 +77,12 @@ class Run:
     @property
     def status(self) -> RunStatus:
         return self.record.snapshot.status
+
+    @property
+    def detached(self) -> bool:
+        """Whether the run goes on with nobody following it (a background run of a registered graph)."""
+        graph = self.record.graph
+        return graph is not None and graph.detached
 
     @property
     def finished(self) -> bool:
@@ -135,6 +144,26 @@ class Run:
         self.record.snapshot.pending_approval = approval
         self.record.paused_at_ns = self._clock.now_ns()
         self.emit(Paused(approval=approval), status="waiting", save=True)
+
+    def pause_graph(self, interrupts: list[InterruptInfo], values: Any) -> None:
+        """A registered graph stopped at ``interrupts`` with its state ``values``: the run waits for a
+        ``Command(resume=...)``."""
+        graph = self.record.graph
+        assert graph is not None, "only a registered graph's run pauses at interrupts"
+        graph.interrupts = interrupts
+        graph.output = values
+        approval = approval_of(interrupts)
+        self.record.snapshot.pending_approval = approval
+        self.record.paused_at_ns = self._clock.now_ns()
+        self.emit(Paused(approval=approval, interrupts=interrupts), status="waiting", save=True)
+
+    def finish_graph(self, completed: RunCompleted) -> None:
+        """A registered graph finished: its final state ends the run."""
+        graph = self.record.graph
+        assert graph is not None, "only a registered graph's run finishes with its state"
+        graph.interrupts = []
+        graph.output = completed.output
+        self.emit(completed, status="completed", save=True)
 
     def resume(self, *, decided_by: str | None) -> None:
         """Back to ``running`` after ``decided_by`` decided; the wait is reported with the terminal event."""

@@ -13,6 +13,7 @@ these they need: a stream reads through ``EventStore``, the erasure forgets thro
   instance took the run over) and reports them to ``on_fenced``, so seqs stay unique and contiguous whoever
   writes.
 - ``SessionStore``: who owns a session, and the tombstones that hold a session while it is erased.
+- ``ThreadStore``: the Agent Protocol's threads (sessions with a graph, metadata and times).
 - ``Forgetting``: retention and erasure (``api.runs.erasure``) remove finished runs only: the caller ends a
   run before it erases it.
 """
@@ -26,8 +27,9 @@ if TYPE_CHECKING:
 
     from api.runs.log.ownership import SessionAccess
     from api.runs.log.records import RunRecord, StoredEvent
+    from api.runs.log.threads import ThreadRecord
 
-__all__ = ("EventLog", "EventStore", "Forgetting", "RunStore", "SessionStore")
+__all__ = ("EventLog", "EventStore", "Forgetting", "RunStore", "SessionStore", "ThreadStore")
 
 
 class EventStore(Protocol):
@@ -79,6 +81,10 @@ class RunStore(Protocol):
         no store knows it yet."""
         ...
 
+    async def active_run(self, session_id: str) -> str | None:
+        """The session's unfinished (running or waiting) run, if it has one."""
+        ...
+
     async def waiting_runs(self) -> list[RunRecord]:
         """Every run paused for a human, oldest first."""
         ...
@@ -118,6 +124,27 @@ class SessionStore(Protocol):
         ...
 
 
+class ThreadStore(Protocol):
+    """What the Agent Protocol's threads keep beyond their session: graph, metadata, times."""
+
+    async def create_thread(self, thread: ThreadRecord, access: SessionAccess) -> tuple[ThreadRecord, bool]:
+        """Make ``thread`` (a session) ``access``'s, unless it exists: the thread as stored, and whether it is new.
+        A session of someone else's is ``SessionNotFound``; one being erased ``SessionBusy``."""
+        ...
+
+    async def save_thread(self, thread: ThreadRecord) -> None:
+        """Write the record of a thread the caller may use (its graph, metadata, last use)."""
+        ...
+
+    async def load_thread(self, thread_id: str) -> ThreadRecord | None:
+        """The thread's record; None for a session that has none (a ``/chat`` session) or no session."""
+        ...
+
+    async def search_threads(self, access: SessionAccess) -> list[ThreadRecord]:
+        """Every thread record ``access`` may continue."""
+        ...
+
+
 class Forgetting(Protocol):
     """What retention and erasure remove: finished runs, and sessions left without runs."""
 
@@ -147,5 +174,5 @@ class Forgetting(Protocol):
         ...
 
 
-class EventLog(EventStore, RunStore, SessionStore, Forgetting, Protocol):
+class EventLog(EventStore, RunStore, SessionStore, ThreadStore, Forgetting, Protocol):
     """A whole backend: what the stores open and the registry wires; each collaborator gets one part."""

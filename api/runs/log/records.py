@@ -8,12 +8,12 @@ per run per batch). So a sealed blob copied to another run, or another row of th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from agent import is_sealed, place
-from contracts import RunSnapshot
+from contracts import InterruptInfo, RunSnapshot
 
 if TYPE_CHECKING:
     from agent import Sealer
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = (
     "FINISHED",
     "EncodedRecord",
+    "GraphRun",
     "RunRecord",
     "StoredEvent",
     "open_record",
@@ -44,6 +45,29 @@ class StoredEvent(msgspec.Struct, frozen=True, gc=False, array_like=True):
     """The whole SSE frame, encoded once; a replay sends these very bytes."""
 
 
+class GraphRun(msgspec.Struct, kw_only=True):
+    """A run of a registered graph (through the Agent Protocol): how it was asked for, and where it stopped."""
+
+    graph_id: str
+    assistant_id: str
+    modes: list[str]
+    """The LangGraph stream modes it logs as ``graph_part`` events (``messages`` is the tuple form)."""
+    subgraphs: bool = False
+    """Whether its streams show the parts of its subgraphs."""
+    detached: bool = False
+    """It goes on with nobody following it (a background run, or ``on_disconnect: continue``)."""
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+    config: dict[str, Any] = msgspec.field(default_factory=dict)
+    """The client's LangGraph config (``configurable``, ``tags``, ``recursion_limit``, ...)."""
+    context: dict[str, Any] | None = None
+    """The client's run context (LangGraph's ``context=``)."""
+    multitask_strategy: str = "reject"
+    interrupts: list[InterruptInfo] = msgspec.field(default_factory=list)
+    """What it waits for, while it waits."""
+    output: Any = None
+    """Its final state, once completed."""
+
+
 class RunRecord(msgspec.Struct, kw_only=True):
     snapshot: RunSnapshot
     paused_at_ns: int | None = None
@@ -54,6 +78,8 @@ class RunRecord(msgspec.Struct, kw_only=True):
     account_id: str | None = None
     """The account of the subject who started the run (its token's ``account_id``): the sessions a deleted
     account takes with it are the ones its runs were started in."""
+    graph: GraphRun | None = None
+    """A run of a registered graph; None for a turn of the support agent's ``/chat``."""
 
     @property
     def run_id(self) -> str:

@@ -21,6 +21,7 @@ from api.exceptions import SessionBusy, SessionNotFound
 from api.runs.log.records import EncodedRecord, StoredEvent, open_record, where_event
 from api.runs.log.redis_key_check import RedisKeyCheck
 from api.runs.log.redis_scripts import APPEND, BEGIN, CLAIM, HOLD, RELEASE, RENEW
+from api.runs.log.threads import encode_thread, open_thread
 from api.runs.log.writer import BatchWriter
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from api.runs.log.records import RunRecord
     from api.runs.log.redis_keys import RunKeys
     from api.runs.log.session_owners import SessionOwners
+    from api.runs.log.threads import ThreadRecord
 
 __all__ = ("RedisEventLog",)
 
@@ -218,6 +220,38 @@ class RedisEventLog:
                 owner or "",
             ],
         )
+
+    async def active_run(self, session_id: str) -> str | None:
+        found = cast("bytes | None", await self._redis.get(self.keys.session(session_id)))
+        return None if found is None else found.decode()
+
+    # --- the Agent Protocol's threads (PostgreSQL keeps them with their session's owner) ---
+
+    async def create_thread(self, thread: ThreadRecord, access: SessionAccess) -> tuple[ThreadRecord, bool]:
+        thread_id = thread.thread_id
+        owner, erasing, made = await self._owners.claim_new_id(thread_id, access.owner)
+        if not access.may_continue(owner):
+            raise SessionNotFound(f"There is no thread {thread_id}.")
+        if erasing:
+            raise SessionBusy(f"Thread {thread_id} is being erased.")
+        if not made:
+            return await self.load_thread(thread_id) or thread, False
+        await self.save_thread(thread)
+        return thread, True
+
+    async def save_thread(self, thread: ThreadRecord) -> None:
+        await self._owners.save_thread(thread.thread_id, encode_thread(self._sealer, thread))
+
+    async def load_thread(self, thread_id: str) -> ThreadRecord | None:
+        record = await self._owners.thread(thread_id)
+        return None if record is None else open_thread(self._sealer, thread_id, record)
+
+    async def search_threads(self, access: SessionAccess) -> list[ThreadRecord]:
+        return [
+            open_thread(self._sealer, thread_id, record)
+            for thread_id, owner, record in await self._owners.threads()
+            if access.may_continue(owner)
+        ]
 
     async def waiting_runs(self) -> list[RunRecord]:
         members = cast("list[bytes]", await self._redis.zrange(self.keys.waiting, 0, -1))

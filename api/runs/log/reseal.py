@@ -19,6 +19,7 @@ from agent.stores.reseal import SealedColumn, mark_postgres_sealed, reseal_postg
 from api.runs.log.records import where_batch, where_event, where_record
 from api.runs.log.redis_key_check import RedisKeyCheck
 from api.runs.log.redis_keys import RunKeys
+from api.runs.log.threads import where_thread
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -34,8 +35,12 @@ _MAX_PASSES = 5
 SQLITE_COLUMNS = [
     SealedColumn("run events", "event_batches", "events", ("run_id", "last_seq"), where_batch),
     SealedColumn("run records", "runs", "record", ("run_id",), where_record),
+    SealedColumn("threads", "threads", "record", ("thread_id",), where_thread),
 ]
-POSTGRES_COLUMNS = [SealedColumn("run records", "runs", "record", ("run_id",), where_record, "status <> 'erased'")]
+POSTGRES_COLUMNS = [
+    SealedColumn("run records", "runs", "record", ("run_id",), where_record, "status <> 'erased'"),
+    SealedColumn("threads", "session_threads", "record", ("thread_id",), where_thread),
+]
 
 
 async def reseal_run_stores(settings: Settings, stores: AgentStores, batch: int) -> dict[str, int]:
@@ -55,7 +60,7 @@ async def reseal_run_stores(settings: Settings, stores: AgentStores, batch: int)
         events, records = await _reseal_redis(redis, RunKeys(settings.redis_prefix), sealer)
     finally:
         await redis.aclose()
-    return {"run events": events, "run records": counts["run records"] + records}
+    return {"run events": events, "run records": counts["run records"] + records, "threads": counts["threads"]}
 
 
 async def _reseal_redis(redis: Redis, keys: RunKeys, sealer: Sealer) -> tuple[int, int]:

@@ -34,24 +34,32 @@ _BACKFILL = ("session-owners-backfill", 0)
 class SessionOwners:
     MIGRATIONS: ClassVar[list[str]] = [
         "CREATE TABLE session_owners (session_id TEXT PRIMARY KEY, owner TEXT, erasing TEXT)",
+        "CREATE TABLE session_threads (thread_id TEXT PRIMARY KEY "
+        "REFERENCES session_owners (session_id) ON DELETE CASCADE, record BYTEA NOT NULL)",
     ]
-    """``owner`` is NULL for a session begun with identity off."""
+    """``owner`` is NULL for a session begun with identity off. A session made as an Agent Protocol thread has
+    its thread's record (``api.runs.log.threads``) in ``session_threads``; it goes with the session."""
 
     def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
         self._pool = pool
 
     async def claim(self, session_id: str, owner: str | None) -> tuple[str | None, bool]:
         """Make the session ``owner``'s unless it has an owner already; its owner, and whether it is being erased."""
+        found_owner, erasing, _ = await self.claim_new_id(session_id, owner)
+        return found_owner, erasing
+
+    async def claim_new_id(self, session_id: str, owner: str | None) -> tuple[str | None, bool, bool]:
+        """``claim``, and whether this claim made the session (no one had it before)."""
         async with self._pool.connection() as connection:
             found = await connection.execute(
                 "INSERT INTO session_owners (session_id, owner) VALUES (%s, %s) "
                 "ON CONFLICT (session_id) DO UPDATE SET session_id = excluded.session_id "
-                "RETURNING owner, erasing IS NOT NULL AS erasing",
+                "RETURNING owner, erasing IS NOT NULL AS erasing, xmax = 0 AS made",
                 (session_id, owner),
             )
             row = await found.fetchone()
         assert row is not None, "an upsert returns its row"
-        return row["owner"], row["erasing"]
+        return row["owner"], row["erasing"], row["made"]
 
     async def claim_new(self, claims: Sequence[tuple[str, str | None, str]]) -> None:
         """Record the owners of sessions the service made, as ``(session_id, owner, run_id)`` of their first run,
@@ -72,6 +80,30 @@ class SessionOwners:
             found = await connection.execute("SELECT owner FROM session_owners WHERE session_id = %s", (session_id,))
             row = await found.fetchone()
         return (False, None) if row is None else (True, row["owner"])
+
+    async def save_thread(self, thread_id: str, record: bytes) -> None:
+        await self._execute(
+            "INSERT INTO session_threads (thread_id, record) VALUES (%s, %s) "
+            "ON CONFLICT (thread_id) DO UPDATE SET record = excluded.record",
+            thread_id,
+            record,
+        )
+
+    async def thread(self, thread_id: str) -> bytes | None:
+        async with self._pool.connection() as connection:
+            found = await connection.execute("SELECT record FROM session_threads WHERE thread_id = %s", (thread_id,))
+            row = await found.fetchone()
+        return None if row is None else bytes(row["record"])
+
+    async def threads(self) -> list[tuple[str, str | None, bytes]]:
+        """Every thread, as ``(thread_id, owner, record)``."""
+        async with self._pool.connection() as connection:
+            found = await connection.execute(
+                "SELECT thread_id, owner, record FROM session_threads "
+                "JOIN session_owners ON session_owners.session_id = session_threads.thread_id"
+            )
+            rows = await found.fetchall()
+        return [(row["thread_id"], row["owner"], bytes(row["record"])) for row in rows]
 
     async def hold(self, session_ids: Sequence[str], holder: str) -> None:
         await self._execute(

@@ -35,6 +35,7 @@ from api.runs.log.records import (
     where_batch,
     where_record,
 )
+from api.runs.log.threads import encode_thread, open_thread
 from api.runs.log.writer import BatchWriter
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from agent import Sealer
     from api.runs.log.ownership import SessionAccess
     from api.runs.log.records import RunRecord
+    from api.runs.log.threads import ThreadRecord
 
 __all__ = ("SqliteEventLog",)
 
@@ -62,6 +64,7 @@ CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
 CREATE INDEX IF NOT EXISTS runs_by_session ON runs (session_id);
 CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, owner TEXT);
 CREATE TABLE IF NOT EXISTS session_erasures (session_id TEXT PRIMARY KEY, holder TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS threads (thread_id TEXT PRIMARY KEY, record BLOB NOT NULL);
 """
 _ADDED_COLUMNS = {
     "changed_at": (
@@ -86,7 +89,12 @@ class _SessionRow(msgspec.Struct, frozen=True):
     owner: str | None
 
 
-_Op = tuple[str, StoredEvent] | EncodedRecord | _SessionRow
+class _ThreadRow(msgspec.Struct, frozen=True):
+    thread_id: str
+    record: bytes
+
+
+_Op = tuple[str, StoredEvent] | EncodedRecord | _SessionRow | _ThreadRow
 _CHECKPOINT_BYTES = 4 * 1024 * 1024
 """How much is appended between two checkpoints (SQLite's own default is about 4 MB of pages)."""
 _P = ParamSpec("_P")
@@ -204,6 +212,50 @@ class SqliteEventLog:
         self.save_run(record)
         return None
 
+    async def active_run(self, session_id: str) -> str | None:
+        return self._sessions.get(session_id)
+
+    # --- the Agent Protocol's threads ---
+
+    async def create_thread(self, thread: ThreadRecord, access: SessionAccess) -> tuple[ThreadRecord, bool]:
+        thread_id = thread.thread_id
+        if thread_id not in self._owners:
+            await self._load_owner(thread_id)
+        known = thread_id in self._owners
+        if (known and not access.may_continue(self._owners[thread_id])) or (thread_id in self._erasing and not known):
+            raise SessionNotFound(f"There is no thread {thread_id}.")
+        if thread_id in self._erasing:
+            raise SessionBusy(f"Thread {thread_id} is being erased.")
+        if known:
+            return await self.load_thread(thread_id) or thread, False
+        self._owners[thread_id] = access.owner
+        self._writer.put(_SessionRow(thread_id, access.owner))
+        await self.save_thread(thread)
+        return thread, True
+
+    async def save_thread(self, thread: ThreadRecord) -> None:
+        self._writer.put(_ThreadRow(thread.thread_id, encode_thread(self._sealer, thread)))
+        self._writer.queued(None)
+        await self.flush()
+
+    async def load_thread(self, thread_id: str) -> ThreadRecord | None:
+        await self.flush()
+        rows = await self._call(self._fetch_all, "SELECT record FROM threads WHERE thread_id = ?", (thread_id,))
+        return open_thread(self._sealer, thread_id, rows[0][0]) if rows else None
+
+    async def search_threads(self, access: SessionAccess) -> list[ThreadRecord]:
+        await self.flush()
+        rows = await self._call(
+            self._fetch_all,
+            "SELECT threads.thread_id, sessions.owner, threads.record FROM threads "
+            "JOIN sessions ON sessions.session_id = threads.thread_id",
+        )
+        return [
+            open_thread(self._sealer, thread_id, record)
+            for thread_id, owner, record in rows
+            if access.may_continue(owner)
+        ]
+
     async def waiting_runs(self) -> list[RunRecord]:
         rows = await self._call(
             self._fetch_all, "SELECT run_id, record FROM runs WHERE status = 'waiting' ORDER BY rowid"
@@ -253,11 +305,15 @@ class SqliteEventLog:
         for session_id in session_ids:
             self._owners.pop(session_id, None)
         async with self._exclusive:
-            for table in ("sessions", "session_erasures"):
+            for table, column in (
+                ("sessions", "session_id"),
+                ("session_erasures", "session_id"),
+                ("threads", "thread_id"),
+            ):
                 await self._call(
                     self._fetch_in,
-                    f"DELETE FROM {table} WHERE session_id IN ({{ids}}) "
-                    f"AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = {table}.session_id)",
+                    f"DELETE FROM {table} WHERE {column} IN ({{ids}}) "
+                    f"AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = {table}.{column})",
                     session_ids,
                 )
 
@@ -366,6 +422,7 @@ class SqliteEventLog:
         assert self._appends is not None
         db = self._appends
         sessions: list[tuple[str, str | None]] = []
+        threads: list[tuple[str, bytes]] = []
         events: dict[str, list[StoredEvent]] = {}
         records: list[tuple[str, str, str, bytes, str, str | None]] = []
         held: list[StoredEvent] = []
@@ -378,6 +435,8 @@ class SqliteEventLog:
                 held.append(event)
             elif isinstance(op, _SessionRow):
                 sessions.append((op.session_id, op.owner))
+            elif isinstance(op, _ThreadRow):
+                threads.append((op.thread_id, op.record))
             else:
                 assert isinstance(op, EncodedRecord)
                 data = op.data if self._sealer is None else self._sealer.seal(op.data, where_record(op.run_id))
@@ -388,6 +447,7 @@ class SqliteEventLog:
         db.execute("BEGIN")
         try:
             db.executemany("INSERT OR IGNORE INTO sessions VALUES (?, ?)", sessions)
+            db.executemany("INSERT OR REPLACE INTO threads VALUES (?, ?)", threads)
             db.executemany("INSERT INTO event_batches VALUES (?, ?, ?, ?, ?)", rows)
             db.executemany(
                 "INSERT INTO runs (run_id, session_id, status, record, changed_at, account_id) "
@@ -450,7 +510,11 @@ class SqliteEventLog:
             self._db,
             str(self._path),
             "run events",
-            [("run events", "event_batches", "events"), ("run records", "runs", "record")],
+            [
+                ("run events", "event_batches", "events"),
+                ("run records", "runs", "record"),
+                ("threads", "threads", "record"),
+            ],
         )
 
     # --- the store thread from here on ---

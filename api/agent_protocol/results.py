@@ -1,0 +1,66 @@
+"""What ``/wait`` and ``/join`` answer: a run's result once it has settled, as the Agent Server writes it.
+
+The body is JSON, sent when the run stops (completed, waiting at an interrupt, failed); until then the
+response carries a newline at each heartbeat so proxies keep it (leading whitespace is valid JSON). A finished
+run answers its final state; one waiting at an interrupt its state with ``__interrupt__``; one that failed or was
+cancelled ``{"__error__": {"error", "message"}}``, all with status 200, as langgraph-sdk expects.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from contracts import TERMINAL_EVENT_TYPES
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Sequence
+
+    from api.runs.log.records import RunRecord, StoredEvent
+    from api.runs.registry import RunRegistry
+
+__all__ = ("result_body", "run_result")
+
+_KEEPALIVE = b"\n"
+_SETTLED = frozenset({*TERMINAL_EVENT_TYPES, "paused"})
+
+
+class _UntilSettled:
+    """A stream encoder that writes nothing but keepalives, and ends when the run pauses or ends."""
+
+    opening = b""
+    heartbeat = _KEEPALIVE
+
+    def __init__(self) -> None:
+        self._settled = False
+
+    def encode(self, events: Sequence[StoredEvent]) -> bytes:
+        self._settled = any(event.type in _SETTLED for event in events)
+        return b""
+
+    def finished(self, events: Sequence[StoredEvent]) -> bool:
+        return self._settled
+
+
+def run_result(record: RunRecord) -> Any:
+    snapshot, graph = record.snapshot, record.graph
+    if snapshot.status in ("failed", "cancelled"):
+        error = snapshot.error
+        return {"__error__": {"error": error.code if error else "error", "message": error.message if error else ""}}
+    if graph is None:  # a /chat turn joined through the Agent Protocol
+        return msgspec.to_builtins(snapshot.response)
+    if snapshot.status == "waiting":
+        interrupts = [{"value": interrupt.value, "id": interrupt.id} for interrupt in graph.interrupts]
+        values = graph.output if isinstance(graph.output, dict) else {}
+        return {**values, "__interrupt__": interrupts}
+    return graph.output
+
+
+async def result_body(runs: RunRegistry, run_id: str, after: int) -> AsyncIterator[bytes]:
+    """Keepalives until the run settles after ``after``, then its result."""
+    async for chunk in runs.streams.follow(run_id, after, _UntilSettled()):
+        yield chunk
+    record = await runs.find(run_id)
+    assert record is not None, "a run that settled has a record"
+    yield msgspec.json.encode(run_result(record.record))

@@ -1,0 +1,32 @@
+"""The graphs the service serves: the support agent, and those of the ``langgraph.json`` it was given.
+
+``harness serve`` loads them once before it starts (``check_graphs``), so a graph that fails to import or
+compile stops the start with one line per graph instead of a traceback from the app's start-up; the app then
+registers them on its stores' checkpointer (``open_graphs``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.graphs import apply_graphs_config, load_graphs, open_registry, read_graphs_config
+
+if TYPE_CHECKING:
+    from agent import Agent
+    from agent.graphs import GraphRegistry
+    from api.settings import Settings
+
+__all__ = ("check_graphs", "open_graphs")
+
+
+async def check_graphs(settings: Settings) -> None:
+    """Raise ``GraphLoadError`` (a ``ConfigError``) naming every configured graph that does not load."""
+    if settings.graphs_config is None:
+        return
+    config = read_graphs_config(settings.graphs_config)
+    apply_graphs_config(config)
+    await load_graphs(config, None)
+
+
+async def open_graphs(settings: Settings, agent: Agent) -> GraphRegistry:
+    return await open_registry(settings.graphs_config, support=agent.graph, checkpointer=agent.stores.checkpointer)

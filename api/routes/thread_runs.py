@@ -1,0 +1,354 @@
+"""The Agent Protocol's runs: on a thread (create, stream, wait, list, get, join, join the stream, cancel) and
+stateless (on a thread of their own). Every one is a run of the registry, its stream a view of the run's
+durable log: ``Last-Event-ID`` resumes after any event, on any instance.
+
+A run that stops at an interrupt waits (its stream ends with ``end`` ``interrupted``); the next run of the thread
+whose ``command.resume`` answers it continues that same run, which keeps its id and its events' seqs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from litestar import Response, get, post
+from litestar.di import NamedDependency
+from litestar.params import HeaderParameter, QueryParameter
+from litestar.response import Stream
+
+from api.agent_protocol.requests import RequestedRun, read_run_request
+from api.agent_protocol.results import result_body
+from api.agent_protocol.stream import AgentProtocolStream
+from api.agent_protocol.views import SUPPORT_ASSISTANT_ID, run_view
+from api.auth import Principal
+from api.exceptions import RunRequestInvalid, SessionNotFound
+from api.openapi import problem_responses
+from api.run_streams import open_slot, run_stream
+from api.runs.registry import RunRegistry
+from contracts.agent_protocol import RunCreate, ThreadRun
+
+__all__ = (
+    "cancel_thread_run",
+    "create_thread_run",
+    "get_thread_run",
+    "join_run",
+    "join_run_stream",
+    "join_stateless_run_stream",
+    "list_thread_runs",
+    "stream_stateless_run",
+    "stream_thread_run",
+    "wait_stateless_run",
+    "wait_thread_run",
+)
+
+TAG = "agent-protocol"
+_JSON = "application/json"
+_STARTS = problem_responses(401, 403, 404, 409, 413, 415, 422, 429, 503)
+LastEventId = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        pattern=r"^(-1|[0-9]{1,12})$",
+        description="The `id` of the last event received; `-1` (or none) replays the run from its start.",
+    ),
+]
+StreamModes = Annotated[
+    list[str] | None,
+    QueryParameter(description="The stream modes to send (repeated); none: every mode the run streams."),
+]
+
+
+@post(
+    "/threads/{thread_id:str}/runs",
+    operation_id="createThreadRun",
+    tags=[TAG],
+    status_code=200,
+    summary="Start a run in the background; it goes on with nobody following it",
+    responses=_STARTS,
+)
+async def create_thread_run(
+    thread_id: str, data: RunCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+) -> Response[ThreadRun]:
+    requested = read_run_request(data, runs.graphs, detached=True)
+    run_id, session_id, _ = await _start(runs, thread_id, requested, data, principal)
+    found = await runs.get(run_id, principal)
+    return Response(
+        run_view(found.record, SUPPORT_ASSISTANT_ID),
+        headers={"Content-Location": f"/threads/{session_id}/runs/{run_id}"},
+    )
+
+
+@post(
+    "/threads/{thread_id:str}/runs/stream",
+    operation_id="streamThreadRun",
+    tags=[TAG],
+    status_code=200,
+    summary="Start a run and stream it (SSE)",
+    responses=_STARTS,
+)
+async def stream_thread_run(
+    thread_id: str, data: RunCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+) -> Stream:
+    return await _stream_new_run(runs, thread_id, data, principal, stateless=False)
+
+
+@post(
+    "/threads/{thread_id:str}/runs/wait",
+    operation_id="waitThreadRun",
+    tags=[TAG],
+    status_code=200,
+    summary="Start a run and answer its result once it stops (its final state, its interrupt, or its error)",
+    responses=_STARTS,
+)
+async def wait_thread_run(
+    thread_id: str, data: RunCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+) -> Stream:
+    return await _wait_new_run(runs, thread_id, data, principal)
+
+
+@get(
+    "/threads/{thread_id:str}/runs",
+    operation_id="listThreadRuns",
+    tags=[TAG],
+    summary="The thread's runs, newest first",
+    responses=problem_responses(401, 404),
+)
+async def list_thread_runs(
+    thread_id: str,
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+    limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 10,
+    offset: Annotated[int, QueryParameter(ge=0)] = 0,
+) -> list[ThreadRun]:
+    await runs.threads.get(thread_id, principal)
+    records = [found.record for run_id in await runs.threads.run_ids(thread_id) if (found := await runs.find(run_id))]
+    records.sort(key=lambda record: record.snapshot.started_at, reverse=True)
+    support = SUPPORT_ASSISTANT_ID
+    return [run_view(record, support) for record in records[offset : offset + limit]]
+
+
+@get(
+    "/threads/{thread_id:str}/runs/{run_id:str}",
+    operation_id="getThreadRun",
+    tags=[TAG],
+    summary="A run of the thread",
+    responses=problem_responses(401, 404),
+)
+async def get_thread_run(
+    thread_id: str, run_id: str, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+) -> ThreadRun:
+    found = await runs.get(run_id, principal, session_id=thread_id)
+    return run_view(found.record, SUPPORT_ASSISTANT_ID)
+
+
+@get(
+    "/threads/{thread_id:str}/runs/{run_id:str}/join",
+    operation_id="joinThreadRun",
+    tags=[TAG],
+    summary="Wait for the run to stop and answer its result",
+    responses=problem_responses(401, 404),
+)
+async def join_run(
+    thread_id: str, run_id: str, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+) -> Stream:
+    found = await runs.get(run_id, principal, session_id=thread_id)
+    return _result(runs, found.run_id, 0, thread_id)
+
+
+@get(
+    "/threads/{thread_id:str}/runs/{run_id:str}/stream",
+    operation_id="joinThreadRunStream",
+    tags=[TAG],
+    summary="Join the run's stream: replay after Last-Event-ID, then the live tail",
+    responses=problem_responses(401, 404, 422, 429),
+)
+async def join_run_stream(
+    thread_id: str,
+    run_id: str,
+    *,
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+    last_event_id: LastEventId = None,
+    stream_mode: StreamModes = None,
+) -> Stream:
+    found = await runs.get(run_id, principal, session_id=thread_id)
+    return await _join(
+        runs,
+        found.run_id,
+        thread_id,
+        last_event_id=last_event_id,
+        stream_mode=stream_mode,
+        principal=principal,
+        stateless=False,
+    )
+
+
+@post(
+    "/threads/{thread_id:str}/runs/{run_id:str}/cancel",
+    operation_id="cancelThreadRun",
+    tags=[TAG],
+    status_code=202,
+    summary="Cancel the run (action `interrupt`); with `wait`, answer its result once it has ended",
+    responses=problem_responses(401, 403, 404, 409, 422),
+)
+async def cancel_thread_run(
+    thread_id: str,
+    run_id: str,
+    *,
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+    wait: bool = False,
+    action: Literal["interrupt", "rollback"] = "interrupt",
+) -> Response[Any]:
+    if action == "rollback":
+        raise RunRequestInvalid("Cancelling with `rollback` is not served here: cancel with `interrupt`.")
+    found = await runs.get(run_id, principal, session_id=thread_id)
+    cursor = found.current_snapshot().last_seq
+    await runs.cancel(found, principal)
+    if not wait:
+        return Response(None, status_code=202)
+    return _result(runs, run_id, cursor, thread_id)
+
+
+@post(
+    "/runs/stream",
+    operation_id="streamStatelessRun",
+    tags=[TAG],
+    status_code=200,
+    summary="Start a run on a thread of its own and stream it (SSE)",
+    responses=_STARTS,
+)
+async def stream_stateless_run(
+    data: RunCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+) -> Stream:
+    return await _stream_new_run(runs, None, data, principal, stateless=True)
+
+
+@post(
+    "/runs/wait",
+    operation_id="waitStatelessRun",
+    tags=[TAG],
+    status_code=200,
+    summary="Start a run on a thread of its own and answer its result once it stops",
+    responses=_STARTS,
+)
+async def wait_stateless_run(
+    data: RunCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+) -> Stream:
+    return await _wait_new_run(runs, None, data, principal)
+
+
+@get(
+    "/runs/{run_id:str}/stream",
+    operation_id="joinStatelessRunStream",
+    tags=[TAG],
+    summary="Join a run's stream by its id alone: replay after Last-Event-ID, then the live tail",
+    responses=problem_responses(401, 404, 422, 429),
+)
+async def join_stateless_run_stream(
+    run_id: str,
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+    last_event_id: LastEventId = None,
+    stream_mode: StreamModes = None,
+) -> Stream:
+    found = await runs.get(run_id, principal)
+    return await _join(
+        runs,
+        run_id,
+        found.record.snapshot.session_id,
+        last_event_id=last_event_id,
+        stream_mode=stream_mode,
+        principal=principal,
+        stateless=True,
+    )
+
+
+async def _start(
+    runs: RunRegistry, thread_id: str | None, requested: RequestedRun, data: RunCreate, principal: Principal
+) -> tuple[str, str, int]:
+    """Start (or resume) the run on the thread; its id, its thread's, and the seq its stream starts after."""
+    if thread_id is None:
+        thread, _ = await runs.threads.create(None, {}, principal)
+    else:
+        try:
+            thread = await runs.threads.get(thread_id, principal)
+        except SessionNotFound:
+            if data.if_not_exists != "create":
+                raise
+            thread, _ = await runs.threads.create(thread_id, {}, principal)
+    if requested.resumes:
+        run, after = await runs.resume_graph_run(
+            requested.registered, thread.thread_id, requested.resume, requested.options.modes, principal
+        )
+    else:
+        run, after = (
+            await runs.start_graph_run(
+                requested.registered,
+                thread.thread_id,
+                requested.input,
+                requested.options,
+                principal,
+                interrupt_busy=data.multitask_strategy == "interrupt",
+            ),
+            0,
+        )
+    await runs.threads.used(thread, requested.registered.graph_id)
+    return run.run_id, thread.thread_id, after
+
+
+async def _stream_new_run(
+    runs: RunRegistry, thread_id: str | None, data: RunCreate, principal: Principal, *, stateless: bool
+) -> Stream:
+    requested = read_run_request(data, runs.graphs, detached=data.on_disconnect == "continue")
+    slot = await open_slot(runs, principal)
+    try:
+        run_id, session_id, after = await _start(runs, thread_id, requested, data, principal)
+    except BaseException:
+        await slot.release()
+        raise
+    encoder = AgentProtocolStream(thread_id=session_id, modes=requested.modes, subgraphs=data.stream_subgraphs)
+    return run_stream(runs, run_id, after, slot, encoder=encoder, headers=_locations(run_id, session_id, stateless))
+
+
+async def _wait_new_run(runs: RunRegistry, thread_id: str | None, data: RunCreate, principal: Principal) -> Stream:
+    requested = read_run_request(data, runs.graphs, detached=data.on_disconnect == "continue")
+    run_id, session_id, after = await _start(runs, thread_id, requested, data, principal)
+    return _result(runs, run_id, after, session_id)
+
+
+async def _join(
+    runs: RunRegistry,
+    run_id: str,
+    thread_id: str,
+    *,
+    last_event_id: str | None,
+    stream_mode: list[str] | None,
+    principal: Principal,
+    stateless: bool,
+) -> Stream:
+    cursor = max(0, int(last_event_id)) if last_event_id else 0
+    modes = [mode for mode in stream_mode or () if mode]
+    encoder = AgentProtocolStream(thread_id=thread_id, modes=modes, subgraphs=True)
+    slot = await open_slot(runs, principal)
+    return run_stream(runs, run_id, cursor, slot, encoder=encoder, headers=_locations(run_id, thread_id, stateless))
+
+
+def _result(runs: RunRegistry, run_id: str, after: int, thread_id: str) -> Stream:
+    return Stream(
+        result_body(runs, run_id, after),
+        media_type=_JSON,
+        headers={
+            "Location": f"/threads/{thread_id}/runs/{run_id}/join",
+            "Content-Location": f"/threads/{thread_id}/runs/{run_id}",
+        },
+    )
+
+
+def _locations(run_id: str, thread_id: str, stateless: bool) -> dict[str, str]:
+    """Where the SDKs reconnect (``Location``) and what they read the run's id from (``Content-Location``)."""
+    if stateless:
+        return {"Location": f"/runs/{run_id}/stream", "Content-Location": f"/runs/{run_id}"}
+    return {
+        "Location": f"/threads/{thread_id}/runs/{run_id}/stream",
+        "Content-Location": f"/threads/{thread_id}/runs/{run_id}",
+    }

@@ -1,0 +1,198 @@
+"""The Agent Protocol's threads: create, read, search, delete; a thread's state, its history, and updates.
+
+A thread is a session: it belongs to the subject who created it (404 for anyone else), its checkpoints are
+the LangGraph thread of that id, and deleting it erases the session everywhere (``DELETE /sessions/{id}``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import delete, get, post
+from litestar.di import NamedDependency
+from litestar.params import QueryParameter
+
+from agent.graphs import SUPPORT_GRAPH_ID
+from api.agent_protocol.state import thread_graph, thread_history, thread_state, update_thread_state
+from api.agent_protocol.views import thread_view
+from api.auth import Principal
+from api.exceptions import RunRequestInvalid, SessionBusy, ThreadExists
+from api.openapi import problem_responses
+from api.runs.erasure import SessionErasure
+from api.runs.log.threads import ThreadRecord
+from api.runs.registry import RunRegistry
+from contracts.agent_protocol import (
+    ThreadCreate,
+    ThreadHistoryRequest,
+    ThreadInterrupt,
+    ThreadSearch,
+    ThreadState,
+    ThreadStateUpdate,
+    ThreadStateUpdated,
+    ThreadStatus,
+    ThreadSummary,
+)
+
+__all__ = (
+    "create_thread",
+    "delete_thread",
+    "get_thread",
+    "get_thread_history",
+    "get_thread_state",
+    "search_threads",
+    "update_thread_state_route",
+)
+
+TAG = "agent-protocol"
+
+
+@post(
+    "/threads",
+    operation_id="createThread",
+    tags=[TAG],
+    status_code=200,
+    summary="Create a thread (a session): with an id of the client's, or one the service makes",
+    responses=problem_responses(401, 404, 409, 413, 415, 422),
+)
+async def create_thread(
+    data: ThreadCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+) -> ThreadSummary:
+    thread, created = await runs.threads.create(data.thread_id, dict(data.metadata or {}), principal)
+    if not created and data.if_exists == "raise":
+        raise ThreadExists(f"Thread {thread.thread_id} exists; ask with if_exists `do_nothing` to get it.")
+    return await summary(runs, thread)
+
+
+@get(
+    "/threads/{thread_id:str}",
+    operation_id="getThread",
+    tags=[TAG],
+    summary="A thread: its status, metadata and current values",
+    responses=problem_responses(401, 404),
+)
+async def get_thread(
+    thread_id: str, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+) -> ThreadSummary:
+    return await summary(runs, await runs.threads.get(thread_id, principal))
+
+
+@delete(
+    "/threads/{thread_id:str}",
+    operation_id="deleteThread",
+    tags=[TAG],
+    status_code=204,
+    summary="Delete a thread: its runs end, then everything kept of it is erased",
+    responses=problem_responses(401, 404, 409, 422),
+)
+async def delete_thread(
+    thread_id: str, erasure: NamedDependency[SessionErasure], principal: NamedDependency[Principal]
+) -> None:
+    await erasure.erase_session(thread_id, principal)
+
+
+@post(
+    "/threads/search",
+    operation_id="searchThreads",
+    tags=[TAG],
+    status_code=200,
+    summary="The caller's threads, filtered by metadata, id and status",
+    responses=problem_responses(401, 413, 415, 422),
+)
+async def search_threads(
+    data: ThreadSearch, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+) -> list[ThreadSummary]:
+    threads = [
+        thread
+        for thread in await runs.threads.search(principal)
+        if (data.ids is None or thread.thread_id in data.ids) and _contains(thread.metadata, data.metadata or {})
+    ]
+    threads.sort(key=lambda thread: getattr(thread, data.sort_by or "updated_at"), reverse=data.sort_order != "asc")
+    found = []
+    for thread in threads:
+        if data.status is None or await _status(runs, thread.thread_id) == data.status:
+            found.append(thread)
+        if len(found) >= data.offset + data.limit:
+            break
+    return [await summary(runs, thread) for thread in found[data.offset : data.offset + data.limit]]
+
+
+@get(
+    "/threads/{thread_id:str}/state",
+    operation_id="getThreadState",
+    tags=[TAG],
+    summary="The thread's current state (its latest checkpoint)",
+    responses=problem_responses(401, 404),
+)
+async def get_thread_state(
+    thread_id: str,
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+    subgraphs: Annotated[bool, QueryParameter(description="Accepted; subgraph states are not nested.")] = False,
+) -> ThreadState:
+    del subgraphs
+    return await thread_state(runs.graphs, await runs.threads.get(thread_id, principal))
+
+
+@post(
+    "/threads/{thread_id:str}/state",
+    operation_id="updateThreadState",
+    tags=[TAG],
+    status_code=200,
+    summary="Write the thread's state as a node would (not while a run runs or waits)",
+    responses=problem_responses(401, 404, 409, 413, 415, 422),
+)
+async def update_thread_state_route(
+    thread_id: str,
+    data: ThreadStateUpdate,
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+) -> ThreadStateUpdated:
+    thread = await runs.threads.get(thread_id, principal)
+    if thread_graph(runs.graphs, thread).graph_id == SUPPORT_GRAPH_ID:
+        raise RunRequestInvalid("The support agent's state is written by its turns only (its guardrails see all).")
+    if (active := await runs.threads.active_run(thread_id)) is not None:
+        raise SessionBusy(f"Thread {thread_id} has run {active} unfinished.", run_id=active)
+    checkpoint = await update_thread_state(runs.graphs, thread, data.values, data.as_node)
+    await runs.threads.used(thread, thread_graph(runs.graphs, thread).graph_id)
+    return ThreadStateUpdated(checkpoint=checkpoint)
+
+
+@post(
+    "/threads/{thread_id:str}/history",
+    operation_id="getThreadHistory",
+    tags=[TAG],
+    status_code=200,
+    summary="The thread's past states, newest first",
+    responses=problem_responses(401, 404, 413, 415, 422),
+)
+async def get_thread_history(
+    thread_id: str,
+    data: ThreadHistoryRequest,
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+) -> list[ThreadState]:
+    thread = await runs.threads.get(thread_id, principal)
+    return await thread_history(runs.graphs, thread, limit=data.limit, before=data.before)
+
+
+async def summary(runs: RunRegistry, thread: ThreadRecord) -> ThreadSummary:
+    """The thread as the Agent Server shows it: status from its runs, values and interrupts from its state."""
+    state = await thread_state(runs.graphs, thread)
+    return thread_view(
+        thread,
+        status=await _status(runs, thread.thread_id),
+        values=state.values if state.checkpoint is not None else None,
+        interrupts=[ThreadInterrupt(value=interrupt.value, id=interrupt.id) for interrupt in state.interrupts],
+    )
+
+
+async def _status(runs: RunRegistry, thread_id: str) -> ThreadStatus:
+    active = await runs.threads.active_run(thread_id)
+    found = None if active is None else await runs.find(active)
+    if found is None:
+        return "idle"
+    return "interrupted" if found.current_snapshot().status == "waiting" else "busy"
+
+
+def _contains(metadata: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    return all(metadata.get(key) == value for key, value in wanted.items())

@@ -1,0 +1,87 @@
+"""What a run of a registered graph is given: its LangGraph config, and, for the support agent, its input
+screened as a ``/chat`` turn's is (the guardrails see it first; a decision's comment is masked).
+
+Through the Agent Protocol the support agent takes ``{"message": "..."}`` or ``{"messages": [...]}`` (the
+newest user message is the turn) and is resumed with ``{"decision": "approve" | "reject", "comment": ...}``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent import admit
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from langchain_core.runnables import RunnableConfig
+
+    from agent import Agent
+    from api.auth import Principal
+    from api.runs.log.records import GraphRun
+    from api.runs.run import Run
+
+__all__ = ("graph_run_config", "support_admission", "support_decision", "support_message")
+
+_USER_ROLES = frozenset({"user", "human"})
+
+
+def graph_run_config(run: Run, options: GraphRun) -> RunnableConfig:
+    """The run's config: the client's, with the thread, the run and the graph named the way the Agent Server
+    names them (``configurable`` and ``metadata``)."""
+    config: dict[str, Any] = dict(options.config)
+    names = {
+        "thread_id": run.session_id,
+        "run_id": run.run_id,
+        "graph_id": options.graph_id,
+        "assistant_id": options.assistant_id,
+    }
+    config["configurable"] = {**config.get("configurable", {}), **names}
+    config["metadata"] = {**config.get("metadata", {}), **options.metadata, **names}
+    return config  # type: ignore[return-value]  # a RunnableConfig is this dict
+
+
+def support_message(graph_input: Any) -> str | None:
+    """The turn's message in an Agent Protocol input for the support agent; None when it carries none."""
+    if not isinstance(graph_input, dict):
+        return None
+    message = graph_input.get("message")
+    if isinstance(message, str) and message.strip():
+        return message
+    for entry in reversed(graph_input.get("messages") or []):
+        if isinstance(entry, dict) and (entry.get("role") in _USER_ROLES or entry.get("type") in _USER_ROLES):
+            content = entry.get("content")
+            if isinstance(content, str) and content.strip():
+                return content
+    return None
+
+
+def support_decision(resume: Any) -> tuple[str, str | None] | None:
+    """The decision and comment of a resume value for the support agent; None when it is not one."""
+    if not isinstance(resume, dict) or resume.get("decision") not in ("approve", "reject"):
+        return None
+    comment = resume.get("comment")
+    return resume["decision"], comment if isinstance(comment, str) else None
+
+
+def support_admission(
+    agent: Agent, run: Run, principal: Principal, *, approval_id: str | None
+) -> Callable[[Any], Awaitable[Any]]:
+    """How the support agent's input enters its graph: through the guardrails, as a ``/chat`` turn's; with
+    ``approval_id``, a ``Command(resume=...)`` deciding that approval."""
+
+    async def admitted(graph_input: Any) -> Any:
+        if approval_id is not None:
+            decision = support_decision(graph_input.resume)
+            assert decision is not None, "the route checks the decision"
+            turn: dict[str, Any] = {"approval_id": approval_id, "decision": decision[0], "comment": decision[1]}
+        else:
+            turn = {
+                "run_id": run.run_id,
+                "session_id": run.session_id,
+                "message": support_message(graph_input),
+                "principal": {"subject": principal.subject, "account_id": principal.account_id},
+            }
+        return await admit(agent.deps, turn, resume=approval_id is not None)
+
+    return admitted

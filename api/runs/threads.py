@@ -1,0 +1,85 @@
+"""Threads: the sessions the Agent Protocol names, with the graph they run, their metadata and their times.
+
+A thread belongs to its session's owner and does not exist for anyone else (404), exactly as a session does
+(one ownership rule, ``api.runs.log.ownership``). A session begun by ``POST /chat`` is a thread of the support
+agent too, with no record of its own: it is shown with the times of its runs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from agent import carries_personal_data, format_timestamp
+from api.exceptions import SessionIdRefused, SessionNotFound
+from api.runs.log.protocols import RunStore, SessionStore, ThreadStore
+from api.runs.log.threads import ThreadRecord
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from agent import Clock, IdFactory
+    from api.auth import Principal
+    from api.runs.access import AccessPolicy
+
+__all__ = ("ThreadBook", "ThreadLog")
+
+
+class ThreadLog(ThreadStore, SessionStore, RunStore, Protocol):
+    """The part of the event log threads use."""
+
+    async def session_runs(self, session_ids: Sequence[str]) -> dict[str, list[str]]: ...
+
+
+class ThreadBook:
+    def __init__(self, log: ThreadLog, *, access: AccessPolicy, ids: IdFactory, clock: Clock) -> None:
+        self._log = log
+        self._access = access
+        self._ids = ids
+        self._clock = clock
+
+    async def create(
+        self, thread_id: str | None, metadata: dict[str, Any], principal: Principal
+    ) -> tuple[ThreadRecord, bool]:
+        """A new thread of ``principal``'s (``thread_id``, or one the service makes); when it exists already and is
+        theirs, that one and False. Someone else's is a 404."""
+        if thread_id is not None and carries_personal_data(thread_id):
+            raise SessionIdRefused
+        now = self._now()
+        thread = ThreadRecord(
+            thread_id=thread_id or self._ids.new("s"), metadata=metadata, created_at=now, updated_at=now
+        )
+        return await self._log.create_thread(thread, self._access.session_access(principal))
+
+    async def get(self, thread_id: str, principal: Principal) -> ThreadRecord:
+        """The thread, when it is ``principal``'s; ``SessionNotFound`` (404) else."""
+        known, owner = await self._log.session_owner(thread_id)
+        if not known or not self._access.session_access(principal).may_continue(owner):
+            raise SessionNotFound(f"There is no thread {thread_id}.")
+        found = await self._log.load_thread(thread_id)
+        return found if found is not None else await self._of_session(thread_id)
+
+    async def search(self, principal: Principal) -> list[ThreadRecord]:
+        return await self._log.search_threads(self._access.session_access(principal))
+
+    async def used(self, thread: ThreadRecord, graph_id: str) -> None:
+        """A run of ``graph_id`` began on ``thread``: it is the thread's graph now, and its last use."""
+        thread.graph_id = thread.graph_id or graph_id
+        thread.updated_at = self._now()
+        await self._log.save_thread(thread)
+
+    async def run_ids(self, thread_id: str) -> list[str]:
+        return (await self._log.session_runs([thread_id])).get(thread_id, [])
+
+    async def active_run(self, thread_id: str) -> str | None:
+        return await self._log.active_run(thread_id)
+
+    async def _of_session(self, session_id: str) -> ThreadRecord:
+        """A ``/chat`` session as a thread: the support agent's, with its first and last runs' times."""
+        records = [record for run_id in await self.run_ids(session_id) if (record := await self._log.load_run(run_id))]
+        started = min((record.snapshot.started_at for record in records), default=self._now())
+        changed = max((record.snapshot.updated_at for record in records), default=started)
+        return ThreadRecord(thread_id=session_id, created_at=started, updated_at=changed)
+
+    def _now(self) -> str:
+        return format_timestamp(self._clock.now_ns())
