@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from litestar import get, post
 from litestar.di import NamedDependency
-from litestar.params import QueryParameter
+from litestar.params import FromPath, JSONBody, QueryParameter
 
 from agent.graphs import RegisteredGraph
 from api.agent_protocol.views import assistant_view, schema_view
@@ -29,7 +29,7 @@ TAG = "agent-protocol"
     summary="The assistants: one per registered graph",
     responses=problem_responses(401, 413, 415, 422),
 )
-async def search_assistants(data: AssistantSearch, runs: NamedDependency[RunRegistry]) -> list[Assistant]:
+async def search_assistants(data: JSONBody[AssistantSearch], runs: NamedDependency[RunRegistry]) -> list[Assistant]:
     found = [
         assistant_view(registered, runs.started_at)
         for registered in runs.graphs
@@ -49,7 +49,7 @@ async def search_assistants(data: AssistantSearch, runs: NamedDependency[RunRegi
     summary="An assistant, by its id or its graph id",
     responses=problem_responses(401, 404),
 )
-async def get_assistant(assistant_id: str, runs: NamedDependency[RunRegistry]) -> Assistant:
+async def get_assistant(assistant_id: FromPath[str], runs: NamedDependency[RunRegistry]) -> Assistant:
     return assistant_view(_registered(runs, assistant_id), runs.started_at)
 
 
@@ -61,7 +61,7 @@ async def get_assistant(assistant_id: str, runs: NamedDependency[RunRegistry]) -
     responses=problem_responses(401, 404, 422),
 )
 async def get_assistant_graph(
-    assistant_id: str,
+    assistant_id: FromPath[str],
     runs: NamedDependency[RunRegistry],
     xray: Annotated[
         str,
@@ -88,11 +88,11 @@ async def get_assistant_graph(
     summary="The JSON schemas of the assistant's input, output, state, config and context",
     responses=problem_responses(401, 404),
 )
-async def get_assistant_schemas(assistant_id: str, runs: NamedDependency[RunRegistry]) -> GraphSchema:
+async def get_assistant_schemas(assistant_id: FromPath[str], runs: NamedDependency[RunRegistry]) -> GraphSchema:
     return schema_view(_registered(runs, assistant_id))
 
 
-def _registered(runs: RunRegistry, assistant_id: str) -> RegisteredGraph:
+def _registered(runs: RunRegistry, assistant_id: FromPath[str]) -> RegisteredGraph:
     found = runs.graphs.get(assistant_id)
     if found is None:
         raise AssistantNotFound(f"There is no assistant {assistant_id!r}.")

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from litestar import Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import HeaderParameter, QueryParameter
+from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from api.agent_protocol.requests import RequestedRun, read_run_request
@@ -55,6 +55,16 @@ StreamModes = Annotated[
     list[str] | None,
     QueryParameter(description="The stream modes to send (repeated); none: every mode the run streams."),
 ]
+CancelOnDisconnect = Annotated[
+    bool,
+    QueryParameter(
+        description=(
+            "Accepted as the SDKs send it (`true`/`false`, `1`/`0`). A join that leaves cancels nothing by itself: "
+            "the run's own `on_disconnect` decides (`cancel`: the run ends once nobody has followed it for the "
+            "service's disconnect grace)."
+        )
+    ),
+]
 
 
 @post(
@@ -66,7 +76,10 @@ StreamModes = Annotated[
     responses=_STARTS,
 )
 async def create_thread_run(
-    thread_id: str, data: RunCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    thread_id: FromPath[str],
+    data: JSONBody[RunCreate],
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
 ) -> Response[ThreadRun]:
     requested = read_run_request(data, runs.graphs, detached=True)
     run_id, session_id, _ = await _start(runs, thread_id, requested, data, principal)
@@ -86,7 +99,10 @@ async def create_thread_run(
     responses=_STARTS,
 )
 async def stream_thread_run(
-    thread_id: str, data: RunCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    thread_id: FromPath[str],
+    data: JSONBody[RunCreate],
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
 ) -> Stream:
     return await _stream_new_run(runs, thread_id, data, principal, stateless=False)
 
@@ -100,7 +116,10 @@ async def stream_thread_run(
     responses=_STARTS,
 )
 async def wait_thread_run(
-    thread_id: str, data: RunCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    thread_id: FromPath[str],
+    data: JSONBody[RunCreate],
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
 ) -> Stream:
     return await _wait_new_run(runs, thread_id, data, principal)
 
@@ -113,7 +132,7 @@ async def wait_thread_run(
     responses=problem_responses(401, 404),
 )
 async def list_thread_runs(
-    thread_id: str,
+    thread_id: FromPath[str],
     runs: NamedDependency[RunRegistry],
     principal: NamedDependency[Principal],
     limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 10,
@@ -134,7 +153,10 @@ async def list_thread_runs(
     responses=problem_responses(401, 404),
 )
 async def get_thread_run(
-    thread_id: str, run_id: str, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    thread_id: FromPath[str],
+    run_id: FromPath[str],
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
 ) -> ThreadRun:
     found = await runs.get(run_id, principal, session_id=thread_id)
     return run_view(found.record, SUPPORT_ASSISTANT_ID)
@@ -148,8 +170,13 @@ async def get_thread_run(
     responses=problem_responses(401, 404),
 )
 async def join_run(
-    thread_id: str, run_id: str, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    thread_id: FromPath[str],
+    run_id: FromPath[str],
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+    cancel_on_disconnect: CancelOnDisconnect = False,
 ) -> Stream:
+    del cancel_on_disconnect
     found = await runs.get(run_id, principal, session_id=thread_id)
     return _result(runs, found.run_id, 0, thread_id)
 
@@ -162,14 +189,16 @@ async def join_run(
     responses=problem_responses(401, 404, 422, 429),
 )
 async def join_run_stream(
-    thread_id: str,
-    run_id: str,
+    thread_id: FromPath[str],
+    run_id: FromPath[str],
     *,
     runs: NamedDependency[RunRegistry],
     principal: NamedDependency[Principal],
     last_event_id: LastEventId = None,
     stream_mode: StreamModes = None,
+    cancel_on_disconnect: CancelOnDisconnect = False,
 ) -> Stream:
+    del cancel_on_disconnect
     found = await runs.get(run_id, principal, session_id=thread_id)
     return await _join(
         runs,
@@ -191,13 +220,15 @@ async def join_run_stream(
     responses=problem_responses(401, 403, 404, 409, 422),
 )
 async def cancel_thread_run(
-    thread_id: str,
-    run_id: str,
+    thread_id: FromPath[str],
+    run_id: FromPath[str],
     *,
     runs: NamedDependency[RunRegistry],
     principal: NamedDependency[Principal],
-    wait: bool = False,
-    action: Literal["interrupt", "rollback"] = "interrupt",
+    wait: Annotated[bool, QueryParameter(description="Answer the run's result once it has ended.")] = False,
+    action: Annotated[
+        Literal["interrupt", "rollback"], QueryParameter(description="`interrupt`; `rollback` is not served (422).")
+    ] = "interrupt",
 ) -> Response[Any]:
     if action == "rollback":
         raise RunRequestInvalid("Cancelling with `rollback` is not served here: cancel with `interrupt`.")
@@ -218,7 +249,7 @@ async def cancel_thread_run(
     responses=_STARTS,
 )
 async def stream_stateless_run(
-    data: RunCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    data: JSONBody[RunCreate], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
 ) -> Stream:
     return await _stream_new_run(runs, None, data, principal, stateless=True)
 
@@ -232,7 +263,7 @@ async def stream_stateless_run(
     responses=_STARTS,
 )
 async def wait_stateless_run(
-    data: RunCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    data: JSONBody[RunCreate], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
 ) -> Stream:
     return await _wait_new_run(runs, None, data, principal)
 
@@ -245,12 +276,14 @@ async def wait_stateless_run(
     responses=problem_responses(401, 404, 422, 429),
 )
 async def join_stateless_run_stream(
-    run_id: str,
+    run_id: FromPath[str],
     runs: NamedDependency[RunRegistry],
     principal: NamedDependency[Principal],
     last_event_id: LastEventId = None,
     stream_mode: StreamModes = None,
+    cancel_on_disconnect: CancelOnDisconnect = False,
 ) -> Stream:
+    del cancel_on_disconnect
     found = await runs.get(run_id, principal)
     return await _join(
         runs,
@@ -264,7 +297,11 @@ async def join_stateless_run_stream(
 
 
 async def _start(
-    runs: RunRegistry, thread_id: str | None, requested: RequestedRun, data: RunCreate, principal: Principal
+    runs: RunRegistry,
+    thread_id: str | None,
+    requested: RequestedRun,
+    data: RunCreate,
+    principal: Principal,
 ) -> tuple[str, str, int]:
     """Start (or resume) the run on the thread; its id, its thread's, and the seq its stream starts after."""
     if thread_id is None:
@@ -273,9 +310,12 @@ async def _start(
         try:
             thread = await runs.threads.get(thread_id, principal)
         except SessionNotFound:
-            if data.if_not_exists != "create":
+            if requested.resumes:  # an approver answers the interrupts of runs that are not theirs
+                thread = await runs.threads.for_decider(thread_id, principal)
+            elif data.if_not_exists != "create":
                 raise
-            thread, _ = await runs.threads.create(thread_id, {}, principal)
+            else:
+                thread, _ = await runs.threads.create(thread_id, {}, principal)
     if requested.resumes:
         run, after = await runs.resume_graph_run(
             requested.registered, thread.thread_id, requested.resume, requested.options.modes, principal
@@ -297,7 +337,12 @@ async def _start(
 
 
 async def _stream_new_run(
-    runs: RunRegistry, thread_id: str | None, data: RunCreate, principal: Principal, *, stateless: bool
+    runs: RunRegistry,
+    thread_id: str | None,
+    data: RunCreate,
+    principal: Principal,
+    *,
+    stateless: bool,
 ) -> Stream:
     requested = read_run_request(data, runs.graphs, detached=data.on_disconnect == "continue")
     slot = await open_slot(runs, principal)
@@ -334,8 +379,10 @@ async def _join(
 
 
 def _result(runs: RunRegistry, run_id: str, after: int, thread_id: str) -> Stream:
+    """The run's result once it settles, with 200 whatever the route's own status (a cancel's is 202)."""
     return Stream(
         result_body(runs, run_id, after),
+        status_code=200,
         media_type=_JSON,
         headers={
             "Location": f"/threads/{thread_id}/runs/{run_id}/join",

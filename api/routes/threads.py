@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from litestar import delete, get, post
 from litestar.di import NamedDependency
-from litestar.params import QueryParameter
+from litestar.params import FromPath, JSONBody, QueryParameter
 
 from agent.graphs import SUPPORT_GRAPH_ID
 from api.agent_protocol.state import thread_graph, thread_history, thread_state, update_thread_state
@@ -55,7 +55,7 @@ TAG = "agent-protocol"
     responses=problem_responses(401, 404, 409, 413, 415, 422),
 )
 async def create_thread(
-    data: ThreadCreate, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    data: JSONBody[ThreadCreate], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
 ) -> ThreadSummary:
     thread, created = await runs.threads.create(data.thread_id, dict(data.metadata or {}), principal)
     if not created and data.if_exists == "raise":
@@ -71,7 +71,7 @@ async def create_thread(
     responses=problem_responses(401, 404),
 )
 async def get_thread(
-    thread_id: str, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    thread_id: FromPath[str], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
 ) -> ThreadSummary:
     return await summary(runs, await runs.threads.get(thread_id, principal))
 
@@ -85,7 +85,7 @@ async def get_thread(
     responses=problem_responses(401, 404, 409, 422),
 )
 async def delete_thread(
-    thread_id: str, erasure: NamedDependency[SessionErasure], principal: NamedDependency[Principal]
+    thread_id: FromPath[str], erasure: NamedDependency[SessionErasure], principal: NamedDependency[Principal]
 ) -> None:
     await erasure.erase_session(thread_id, principal)
 
@@ -99,7 +99,7 @@ async def delete_thread(
     responses=problem_responses(401, 413, 415, 422),
 )
 async def search_threads(
-    data: ThreadSearch, runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    data: JSONBody[ThreadSearch], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
 ) -> list[ThreadSummary]:
     threads = [
         thread
@@ -124,7 +124,7 @@ async def search_threads(
     responses=problem_responses(401, 404),
 )
 async def get_thread_state(
-    thread_id: str,
+    thread_id: FromPath[str],
     runs: NamedDependency[RunRegistry],
     principal: NamedDependency[Principal],
     subgraphs: Annotated[bool, QueryParameter(description="Accepted; subgraph states are not nested.")] = False,
@@ -142,8 +142,8 @@ async def get_thread_state(
     responses=problem_responses(401, 404, 409, 413, 415, 422),
 )
 async def update_thread_state_route(
-    thread_id: str,
-    data: ThreadStateUpdate,
+    thread_id: FromPath[str],
+    data: JSONBody[ThreadStateUpdate],
     runs: NamedDependency[RunRegistry],
     principal: NamedDependency[Principal],
 ) -> ThreadStateUpdated:
@@ -166,8 +166,8 @@ async def update_thread_state_route(
     responses=problem_responses(401, 404, 413, 415, 422),
 )
 async def get_thread_history(
-    thread_id: str,
-    data: ThreadHistoryRequest,
+    thread_id: FromPath[str],
+    data: JSONBody[ThreadHistoryRequest],
     runs: NamedDependency[RunRegistry],
     principal: NamedDependency[Principal],
 ) -> list[ThreadState]:
@@ -186,12 +186,15 @@ async def summary(runs: RunRegistry, thread: ThreadRecord) -> ThreadSummary:
     )
 
 
-async def _status(runs: RunRegistry, thread_id: str) -> ThreadStatus:
+async def _status(runs: RunRegistry, thread_id: FromPath[str]) -> ThreadStatus:
+    """``busy`` while a run runs, ``interrupted`` while one waits at an interrupt, ``error`` when the newest run
+    failed (a cancelled one leaves the thread ``idle``), else ``idle``."""
     active = await runs.threads.active_run(thread_id)
     found = None if active is None else await runs.find(active)
-    if found is None:
-        return "idle"
-    return "interrupted" if found.current_snapshot().status == "waiting" else "busy"
+    if found is not None:
+        return "interrupted" if found.current_snapshot().status == "waiting" else "busy"
+    last = await runs.threads.last_run(thread_id)
+    return "error" if last is not None and last.snapshot.status == "failed" else "idle"
 
 
 def _contains(metadata: dict[str, Any], wanted: dict[str, Any]) -> bool:
