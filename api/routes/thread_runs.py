@@ -277,6 +277,7 @@ async def wait_stateless_run(
 )
 async def join_stateless_run_stream(
     run_id: FromPath[str],
+    *,
     runs: NamedDependency[RunRegistry],
     principal: NamedDependency[Principal],
     last_event_id: LastEventId = None,
