@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from agent import Clock, IdFactory
     from api.auth import Principal
     from api.runs.access import AccessPolicy
+    from api.runs.log.records import RunRecord
 
 __all__ = ("ThreadBook", "ThreadLog")
 
@@ -59,6 +60,16 @@ class ThreadBook:
         found = await self._log.load_thread(thread_id)
         return found if found is not None else await self._of_session(thread_id)
 
+    async def for_decider(self, thread_id: str, principal: Principal) -> ThreadRecord:
+        """The thread of a run waiting at an interrupt that ``principal`` may decide though it is not theirs (an
+        approver's, with ``HARNESS_APPROVER_ROLE``); ``SessionNotFound`` (404) for every other thread."""
+        run_id = await self._log.active_run(thread_id)
+        record = None if run_id is None else await self._log.load_run(run_id)
+        if record is None or record.snapshot.status != "waiting" or not self._access.may_decide(principal, record):
+            raise SessionNotFound(f"There is no thread {thread_id}.")
+        found = await self._log.load_thread(thread_id)
+        return found if found is not None else await self._of_session(thread_id)
+
     async def search(self, principal: Principal) -> list[ThreadRecord]:
         return await self._log.search_threads(self._access.session_access(principal))
 
@@ -73,6 +84,11 @@ class ThreadBook:
 
     async def active_run(self, thread_id: str) -> str | None:
         return await self._log.active_run(thread_id)
+
+    async def last_run(self, thread_id: str) -> RunRecord | None:
+        """The thread's newest run (what its status ``error`` is read from)."""
+        records = [record for run_id in await self.run_ids(thread_id) if (record := await self._log.load_run(run_id))]
+        return max(records, key=lambda record: (record.snapshot.started_at, record.snapshot.run_id), default=None)
 
     async def _of_session(self, session_id: str) -> ThreadRecord:
         """A ``/chat`` session as a thread: the support agent's, with its first and last runs' times."""
