@@ -20,6 +20,7 @@ from api.graph_registry import open_graphs
 from api.openapi import TAGS, ContractJsonPlugin
 from api.request_checks import body_checks, cors_response_headers, site_checks
 from api.routes.agui import ag_ui
+from api.routes.allow import allow
 from api.routes.approvals import list_approvals
 from api.routes.assistants import get_assistant, get_assistant_graph, get_assistant_schemas, search_assistants
 from api.routes.health import healthz
@@ -68,6 +69,9 @@ __all__ = ("API_VERSION", "create_app")
 API_VERSION = "1.2.0"
 _TURN_PATHS = frozenset({"/chat", "/chat/resume", "/ag-ui", "/runs/stream", "/runs/wait"})
 AGENT_PROTOCOL_ROUTES = (
+    allow("/threads/{thread_id:str}", "GET", "DELETE"),
+    allow("/threads/{thread_id:str}/state", "GET", "POST"),
+    allow("/threads/{thread_id:str}/runs", "GET", "POST"),
     search_assistants,
     get_assistant,
     get_assistant_graph,

@@ -60,6 +60,7 @@ __all__ = (
     "TokenRejected",
     "TooManyStreams",
     "TurnFailed",
+    "UnknownAssistant",
     "UnsupportedMediaType",
 )
 
@@ -195,6 +196,15 @@ class RunRequestInvalid(ApiError):
     status_code = 422
     code = "run_request_invalid"
     title = "Run not served as asked"
+
+
+class UnknownAssistant(ApiError):
+    """A run's body names an assistant no registered graph is: the request is invalid, the thread it
+    addresses is there (404 would say the thread is not)."""
+
+    status_code = 422
+    code = "assistant_unknown"
+    title = "Unknown assistant"
 
 
 class InvalidCursor(ApiError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent.graphs import SUPPORT_GRAPH_ID, parse_modes
-from api.exceptions import AssistantNotFound, RunRequestInvalid
+from api.exceptions import RunRequestInvalid, UnknownAssistant
 from api.runs.graph_inputs import support_decision, support_message
 from api.runs.log.records import GraphRun
 
@@ -50,7 +50,7 @@ class RequestedRun:
 def read_run_request(request: RunCreate, graphs: GraphRegistry, *, detached: bool) -> RequestedRun:
     registered = graphs.get(request.assistant_id)
     if registered is None:
-        raise AssistantNotFound(
+        raise UnknownAssistant(
             f"There is no assistant {request.assistant_id!r}; the graphs served are: {', '.join(graphs.graph_ids)}."
         )
     if request.multitask_strategy in _UNSUPPORTED_STRATEGIES:

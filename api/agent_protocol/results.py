@@ -36,7 +36,7 @@ class _UntilSettled:
         self._settled = False
 
     def encode(self, events: Sequence[StoredEvent]) -> bytes:
-        self._settled = any(event.type in _SETTLED for event in events)
+        self._settled = events[-1].type in _SETTLED  # a pause followed by more events was resumed since
         return b""
 
     def finished(self, events: Sequence[StoredEvent]) -> bool:

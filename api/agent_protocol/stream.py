@@ -6,8 +6,11 @@ it on any instance. The run's first event (its topology) becomes ``metadata`` (`
 part when the run streams subgraphs), its data the part as LangGraph gave it; the run's end becomes ``end``
 (``run_id``, ``status``), after an ``error`` event when it failed. A run that stops at an interrupt ends the
 stream with ``end`` ``interrupted``: its ``values`` and ``updates`` carried the ``__interrupt__`` already, and
-the run is resumed with a new request whose ``command`` answers it. Other events of the run (node starts,
-costs) are not the Agent Protocol's and are left out; heartbeats are ``: heartbeat`` comments.
+the run is resumed with a new request whose ``command`` answers it. A pause the run has already gone past (it
+was resumed, and the events after it are in the same read) ends nothing: a join that replays such a run goes on
+through its resumption (a second ``metadata``) to where the run is now, which is what ``useStream``'s
+reconnect-on-mount needs after a resume. Other events of the run (node starts, costs) are not the Agent
+Protocol's and are left out; heartbeats are ``: heartbeat`` comments.
 """
 
 from __future__ import annotations
@@ -76,7 +79,8 @@ class AgentProtocolStream:
 
     def encode(self, events: Sequence[StoredEvent]) -> bytes:
         out: list[bytes] = []
-        for event in events:
+        last = len(events) - 1
+        for index, event in enumerate(events):
             frame = event.frame
             envelope = _read_envelope(frame[frame.index(_DATA) + len(_DATA) :])
             kind = envelope.type
@@ -93,7 +97,7 @@ class AgentProtocolStream:
                 error = _read_error(envelope.data)
                 self._event(out, b"error", envelope.seq, {"error": error.code, "message": error.message})
                 self._end(out, envelope)
-            elif kind in ("run_completed", "turn_completed", "paused"):
+            elif kind in ("run_completed", "turn_completed") or (kind == "paused" and index == last):
                 self._end(out, envelope)
             if self._ended:
                 break

@@ -30,6 +30,7 @@ from litestar.openapi.spec.enums import OpenAPIType
 
 from api.event_stream_schema import event_stream_schema
 from api.negotiation import EVENT_STREAM
+from api.openapi.agent_protocol_stream import agent_protocol_stream_schemas
 from api.openapi.agui_schemas import agui_schemas
 from api.openapi_examples import (
     CHAT_REQUEST_EXAMPLES,
@@ -53,6 +54,20 @@ from contracts import (
     Problem,
     ResumeRequest,
     RunSnapshot,
+)
+from contracts.agent_protocol import (
+    Assistant,
+    AssistantSearch,
+    GraphSchema,
+    RunCreate,
+    ThreadCreate,
+    ThreadHistoryRequest,
+    ThreadRun,
+    ThreadSearch,
+    ThreadState,
+    ThreadStateUpdate,
+    ThreadStateUpdated,
+    ThreadSummary,
 )
 
 if TYPE_CHECKING:
@@ -87,6 +102,13 @@ TAGS = [
     Tag(name="sessions", description="A conversation as a whole: erasing it and everything kept of it."),
     Tag(name="knowledge", description="The knowledge-base documents answers cite."),
     Tag(name="health", description="Whether the service can serve."),
+    Tag(
+        name="agent-protocol",
+        description=(
+            "The LangGraph Agent Server API, which the LangGraph SDKs speak: assistants (one per registered graph), "
+            "threads and their runs, on the same durable runs (docs/agent-protocol.md)."
+        ),
+    ),
 ]
 """Every operation has exactly one of these, so generated clients group them the same way."""
 
@@ -109,6 +131,18 @@ _CONTRACT_TYPES: tuple[Any, ...] = (
     KnowledgeDocument,
     Health,
     AgUiRunInput,
+    Assistant,
+    AssistantSearch,
+    GraphSchema,
+    RunCreate,
+    ThreadCreate,
+    ThreadHistoryRequest,
+    ThreadRun,
+    ThreadSearch,
+    ThreadState,
+    ThreadStateUpdate,
+    ThreadStateUpdated,
+    ThreadSummary,
 )
 _FOREIGN_ORIGIN = (
     "a browser page of another origin sent it; only the service's own pages and the origins listed in "
@@ -303,7 +337,7 @@ def contract_schemas() -> dict[str, Any]:
     components["EventStream"] = event_stream_schema(
         "EventStream", _REF.format(name="ServerSentEvent"), "A run's events as Server-Sent Events."
     )
-    return {**components, **agui_schemas(_REF)}
+    return {**components, **agui_schemas(_REF), **agent_protocol_stream_schemas(_REF)}
 
 
 def finalize(document: dict[str, Any], *, identity: bool) -> dict[str, Any]:

@@ -35,8 +35,9 @@ __all__ = ("STATE_CHANGING_METHODS", "CorsHeaders", "CrossOriginCheck", "cors_co
 
 STATE_CHANGING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _ALLOWED_METHODS = ["GET", "POST", "DELETE"]
-_ALLOWED_HEADERS = ["authorization", "content-type", "accept", "last-event-id"]
-_EXPOSED_HEADERS = ["Run-Id", "Session-Id", "Retry-After", "WWW-Authenticate"]
+_ALLOWED_HEADERS = ["authorization", "content-type", "accept", "last-event-id", "x-api-key"]
+_EXPOSED_HEADERS = ["Run-Id", "Session-Id", "Retry-After", "WWW-Authenticate", "Location", "Content-Location"]
+"""``Location`` and ``Content-Location``: where the LangGraph SDKs reconnect a stream and read its run's id from."""
 
 
 def parse_cors_origins(raw: str) -> tuple[str, ...]:

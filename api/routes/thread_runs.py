@@ -22,6 +22,7 @@ from api.agent_protocol.views import SUPPORT_ASSISTANT_ID, run_view
 from api.auth import Principal
 from api.exceptions import RunRequestInvalid, SessionNotFound
 from api.openapi import problem_responses
+from api.openapi.agent_protocol_stream import AgentProtocolStreamOperation
 from api.run_streams import open_slot, run_stream
 from api.runs.registry import RunRegistry
 from contracts.agent_protocol import RunCreate, ThreadRun
@@ -93,6 +94,7 @@ async def create_thread_run(
 @post(
     "/threads/{thread_id:str}/runs/stream",
     operation_id="streamThreadRun",
+    operation_class=AgentProtocolStreamOperation,
     tags=[TAG],
     status_code=200,
     summary="Start a run and stream it (SSE)",
@@ -129,7 +131,7 @@ async def wait_thread_run(
     operation_id="listThreadRuns",
     tags=[TAG],
     summary="The thread's runs, newest first",
-    responses=problem_responses(401, 404),
+    responses=problem_responses(401, 404, 422),
 )
 async def list_thread_runs(
     thread_id: FromPath[str],
@@ -167,7 +169,7 @@ async def get_thread_run(
     operation_id="joinThreadRun",
     tags=[TAG],
     summary="Wait for the run to stop and answer its result",
-    responses=problem_responses(401, 404),
+    responses=problem_responses(401, 404, 422),
 )
 async def join_run(
     thread_id: FromPath[str],
@@ -184,6 +186,7 @@ async def join_run(
 @get(
     "/threads/{thread_id:str}/runs/{run_id:str}/stream",
     operation_id="joinThreadRunStream",
+    operation_class=AgentProtocolStreamOperation,
     tags=[TAG],
     summary="Join the run's stream: replay after Last-Event-ID, then the live tail",
     responses=problem_responses(401, 404, 422, 429),
@@ -243,6 +246,7 @@ async def cancel_thread_run(
 @post(
     "/runs/stream",
     operation_id="streamStatelessRun",
+    operation_class=AgentProtocolStreamOperation,
     tags=[TAG],
     status_code=200,
     summary="Start a run on a thread of its own and stream it (SSE)",
@@ -271,6 +275,7 @@ async def wait_stateless_run(
 @get(
     "/runs/{run_id:str}/stream",
     operation_id="joinStatelessRunStream",
+    operation_class=AgentProtocolStreamOperation,
     tags=[TAG],
     summary="Join a run's stream by its id alone: replay after Last-Event-ID, then the live tail",
     responses=problem_responses(401, 404, 422, 429),

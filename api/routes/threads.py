@@ -6,6 +6,7 @@ the LangGraph thread of that id, and deleting it erases the session everywhere (
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Annotated, Any
 
 from litestar import delete, get, post
@@ -106,14 +107,16 @@ async def search_threads(
         for thread in await runs.threads.search(principal)
         if (data.ids is None or thread.thread_id in data.ids) and _contains(thread.metadata, data.metadata or {})
     ]
-    threads.sort(key=lambda thread: getattr(thread, data.sort_by or "updated_at"), reverse=data.sort_order != "asc")
-    found = []
-    for thread in threads:
-        if data.status is None or await _status(runs, thread.thread_id) == data.status:
-            found.append(thread)
-        if len(found) >= data.offset + data.limit:
-            break
-    return [await summary(runs, thread) for thread in found[data.offset : data.offset + data.limit]]
+    statuses: dict[str, ThreadStatus] = {}
+    if data.status is not None or data.sort_by == "status":
+        statuses = {thread.thread_id: await _status(runs, thread.thread_id) for thread in threads}
+        threads = [thread for thread in threads if data.status in (None, statuses[thread.thread_id])]
+    newest_first = data.sort_order != "asc"
+    if data.sort_by == "status":
+        threads.sort(key=lambda thread: statuses[thread.thread_id], reverse=newest_first)
+    else:
+        threads.sort(key=attrgetter(data.sort_by or "updated_at"), reverse=newest_first)
+    return [await summary(runs, thread) for thread in threads[data.offset : data.offset + data.limit]]
 
 
 @get(
@@ -121,7 +124,7 @@ async def search_threads(
     operation_id="getThreadState",
     tags=[TAG],
     summary="The thread's current state (its latest checkpoint)",
-    responses=problem_responses(401, 404),
+    responses=problem_responses(401, 404, 422),
 )
 async def get_thread_state(
     thread_id: FromPath[str],
