@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict  # pydantic (LangGraph's schemas of a graph) reads only this one on 3.11
 
 __all__ = (
     "AgentState",
