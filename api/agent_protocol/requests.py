@@ -72,6 +72,7 @@ def read_run_request(request: RunCreate, graphs: GraphRegistry, *, detached: boo
         graph_id=registered.graph_id,
         assistant_id=registered.assistant_id,
         modes=[str(mode) for mode in dict.fromkeys([*modes, "values"])],
+        stream_modes=[str(mode) for mode in modes],
         subgraphs=request.stream_subgraphs,
         detached=detached,
         metadata=dict(request.metadata or {}),

@@ -36,6 +36,7 @@ __all__ = (
     "run_view",
     "schema_view",
     "state_view",
+    "thread_metadata",
     "thread_view",
 )
 
@@ -93,11 +94,18 @@ def thread_view(
         thread_id=thread.thread_id,
         created_at=thread.created_at,
         updated_at=thread.updated_at,
-        metadata={"graph_id": thread.graph_id or SUPPORT_GRAPH_ID, **thread.metadata},
+        metadata=thread_metadata(thread),
         status=status,
         values=values,
         interrupts={"": interrupts} if interrupts else {},
     )
+
+
+def thread_metadata(thread: ThreadRecord) -> dict[str, Any]:
+    """The client's metadata and, as the Agent Server adds them, the thread's ``graph_id`` and ``assistant_id``:
+    what the LangGraph UIs search threads by to list an assistant's."""
+    graph_id = thread.graph_id or SUPPORT_GRAPH_ID
+    return {"graph_id": graph_id, "assistant_id": assistant_id_of(graph_id), **thread.metadata}
 
 
 def empty_state() -> ThreadState:

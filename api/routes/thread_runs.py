@@ -24,6 +24,7 @@ from api.exceptions import RunRequestInvalid, SessionNotFound
 from api.openapi import problem_responses
 from api.openapi.agent_protocol_stream import AgentProtocolStreamOperation
 from api.run_streams import open_slot, run_stream
+from api.runs.log.records import RunRecord
 from api.runs.registry import RunRegistry
 from contracts.agent_protocol import RunCreate, ThreadRun
 
@@ -205,7 +206,7 @@ async def join_run_stream(
     found = await runs.get(run_id, principal, session_id=thread_id)
     return await _join(
         runs,
-        found.run_id,
+        found.record,
         thread_id,
         last_event_id=last_event_id,
         stream_mode=stream_mode,
@@ -293,7 +294,7 @@ async def join_stateless_run_stream(
     found = await runs.get(run_id, principal)
     return await _join(
         runs,
-        run_id,
+        found.record,
         found.record.snapshot.session_id,
         last_event_id=last_event_id,
         stream_mode=stream_mode,
@@ -324,7 +325,7 @@ async def _start(
                 thread, _ = await runs.threads.create(thread_id, {}, principal)
     if requested.resumes:
         run, after = await runs.resume_graph_run(
-            requested.registered, thread.thread_id, requested.resume, requested.options.modes, principal
+            requested.registered, thread.thread_id, requested.resume, requested.options, principal
         )
     else:
         run, after = (
@@ -369,7 +370,7 @@ async def _wait_new_run(runs: RunRegistry, thread_id: str | None, data: RunCreat
 
 async def _join(
     runs: RunRegistry,
-    run_id: str,
+    record: RunRecord,
     thread_id: str,
     *,
     last_event_id: str | None,
@@ -377,10 +378,13 @@ async def _join(
     principal: Principal,
     stateless: bool,
 ) -> Stream:
+    """The run's stream after ``last_event_id``, in the modes asked for; with none, in those the run's own requests
+    asked for (an SDK reconnecting to ``Location`` sends none, and must not get the ``values`` the run logs besides)."""
     cursor = max(0, int(last_event_id)) if last_event_id else 0
-    modes = [mode for mode in stream_mode or () if mode]
+    modes = [mode for mode in stream_mode or () if mode] or (record.graph.stream_modes if record.graph else [])
     encoder = AgentProtocolStream(thread_id=thread_id, modes=modes, subgraphs=True)
     slot = await open_slot(runs, principal)
+    run_id = record.run_id
     return run_stream(runs, run_id, cursor, slot, encoder=encoder, headers=_locations(run_id, thread_id, stateless))
 
 

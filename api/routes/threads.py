@@ -15,7 +15,7 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 
 from agent.graphs import SUPPORT_GRAPH_ID
 from api.agent_protocol.state import thread_graph, thread_history, thread_state, update_thread_state
-from api.agent_protocol.views import thread_view
+from api.agent_protocol.views import thread_metadata, thread_view
 from api.auth import Principal
 from api.exceptions import RunRequestInvalid, SessionBusy, ThreadExists
 from api.openapi import problem_responses
@@ -105,7 +105,8 @@ async def search_threads(
     threads = [
         thread
         for thread in await runs.threads.search(principal)
-        if (data.ids is None or thread.thread_id in data.ids) and _contains(thread.metadata, data.metadata or {})
+        if (data.ids is None or thread.thread_id in data.ids)
+        and _contains(thread_metadata(thread), data.metadata or {})
     ]
     statuses: dict[str, ThreadStatus] = {}
     if data.status is not None or data.sort_by == "status":

@@ -245,10 +245,11 @@ class RunRegistry:
         return run
 
     async def resume_graph_run(
-        self, registered: RegisteredGraph, thread_id: str, resume: Any, modes: list[str], principal: Principal
+        self, registered: RegisteredGraph, thread_id: str, resume: Any, options: GraphRun, principal: Principal
     ) -> tuple[Run, int]:
         """Continue the thread's run that waits at an interrupt with ``Command(resume=resume)``, for ``principal``
-        (who must be allowed to decide it); the run, and the seq it resumes after."""
+        (who must be allowed to decide it); the run, and the seq it resumes after. The stream modes of the
+        resuming request (``options``) join the run's."""
         self._refuse_when_closing()
         run_id = await self.log.active_run(thread_id)
         found = None if run_id is None else await self.find(run_id)
@@ -262,7 +263,8 @@ class RunRegistry:
             if record is not None:
                 await self.log.release_run(found.run_id)
             raise RunNotPaused(f"Run {found.run_id} is being resumed or executed right now.")
-        record.graph.modes = sorted({*record.graph.modes, *modes})
+        record.graph.modes = sorted({*record.graph.modes, *options.modes})
+        record.graph.stream_modes = sorted({*record.graph.stream_modes, *options.stream_modes})
         pending = record.snapshot.pending_approval
         run = self._track(record)
         cursor = run.last_seq

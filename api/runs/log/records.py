@@ -52,6 +52,9 @@ class GraphRun(msgspec.Struct, kw_only=True):
     assistant_id: str
     modes: list[str]
     """The LangGraph stream modes it logs as ``graph_part`` events (``messages`` is the tuple form)."""
+    stream_modes: list[str] = msgspec.field(default_factory=list)
+    """The stream modes its requests asked for (it logs ``values`` besides): what a join that names none gets,
+    as the SDKs' reconnects do. Empty for a run logged before it was kept: every mode logged."""
     subgraphs: bool = False
     """Whether its streams show the parts of its subgraphs."""
     detached: bool = False
