@@ -32,6 +32,14 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis) } = {}) {
     run: (runId) => call('GET', `/runs/${encodeURIComponent(runId)}`),
     /** `GET /approvals`: `{approvals: [...]}`, the pending approvals the caller may decide. */
     approvals: () => call('GET', '/approvals'),
+    /** `POST /assistants/search`: one assistant per registered graph. */
+    assistants: () => call('POST', '/assistants/search', { limit: 100 }),
+    /** `GET /assistants/{id}/schemas`: the graph's input, output and state schemas. */
+    schemas: (assistantId) => call('GET', `/assistants/${encodeURIComponent(assistantId)}/schemas`),
+    /** `POST /threads`: a new thread (a conversation with a registered graph). */
+    createThread: () => call('POST', '/threads', {}),
+    /** `POST /threads/{id}/runs`: start a run in the background (or resume one: `command.resume`); answers its `run_id`. */
+    startRun: (threadId, body) => call('POST', `/threads/${encodeURIComponent(threadId)}/runs`, body),
     /** `GET /kb/{doc_id}`: `{doc_id, title, body}` of a cited document. */
     document: (docId, signal) => call('GET', documentPath(docId), undefined, signal),
   };

@@ -1,9 +1,13 @@
 // The page: wires the composer, the stream client, the reducer and the panels together.
 // Everything that decides lives in the other modules; this one holds the page's few mutable
-// things (the session, the current turn, the connection) and redraws from the run state.
+// things (the assistant talked to, the session or thread, the current turn, the connection) and
+// redraws from the run state. The support agent is talked to through `/chat`; any other registered
+// graph through a thread of the Agent Protocol (`POST /threads/{id}/runs`), its run followed on
+// `GET /runs/{id}/events` like any other.
 
 import { explainEndedSignIn, explainProblem } from './access.js';
 import { createApi, readJson } from './api.js';
+import { STREAM_MODES, SUPPORT_GRAPH, assistantsOf, inputFor, isSupport, resumeFor } from './assistants.js';
 import { createCredentials, tokenFrom, withBearer } from './auth.js';
 import { formatMs } from './format.js';
 import { drawGraph, paintGraph } from './graph.js';
@@ -15,6 +19,7 @@ import {
   applyResponse,
   applyRunSnapshot,
   newRun,
+  runStarted,
   runStatus,
   streamEnded,
 } from './state.js';
@@ -24,6 +29,8 @@ import {
   approvalCard,
   citationList,
   documentView,
+  interruptCard,
+  renderAssistants,
   renderActivity,
   renderOutcome,
   renderUsage,
@@ -35,7 +42,13 @@ const credentials = createCredentials(sessionStorage);
 const authorizedFetch = withBearer(globalThis.fetch.bind(globalThis), () => credentials.token, askToSignIn);
 const api = createApi({ fetch: authorizedFetch });
 const $ = (selector) => doc.querySelector(selector);
-const STORE = { session: 'harness.session', active: 'harness.active', topology: 'harness.topology' };
+const STORE = {
+  session: 'harness.session',
+  active: 'harness.active',
+  topology: 'harness.topology',
+  assistant: 'harness.assistant',
+  thread: 'harness.thread',
+};
 const RUN_EVENTS = /^\/runs\/[^/]+\/events(?:[?#]|$)/;
 
 const els = {
@@ -69,7 +82,14 @@ const els = {
   inboxEmpty: $('[data-region=inbox-empty]'),
   inboxNote: $('[data-region=inbox-note]'),
   inboxRefresh: $('[data-action=refresh-inbox]'),
+  pickerToggle: $('[data-action=pick-assistant]'),
+  pickerName: $('[data-role=assistant-name]'),
+  picker: $('[data-region=assistants]'),
+  pickerList: $('[data-region=assistant-list]'),
+  pickerNote: $('[data-region=assistants-note]'),
 };
+const EMPTY_HINT = els.empty.textContent;
+const PLACEHOLDER = els.input.placeholder;
 
 const page = {
   sessionId: load(sessionStorage, STORE.session),
@@ -89,12 +109,21 @@ const page = {
   seenStatus: null,
   signIn: null,
   inbox: closedInbox(),
+  assistant: parseJson(load(sessionStorage, STORE.assistant)),
+  threadId: load(sessionStorage, STORE.thread),
+  assistants: null,
+  picker: { open: false, note: '' },
+  schemas: new Map(),
 };
 
 // --- turns ---
 
 async function sendMessage(message) {
   if (isActive()) return;
+  if (!isSupport(page.assistant)) {
+    await sendToGraph(message, page.assistant);
+    return;
+  }
   const streaming = els.streamToggle.checked;
   startTurn(message, streaming ? 'stream' : 'json');
   const body = { message };
@@ -103,15 +132,54 @@ async function sendMessage(message) {
   else await askJson(() => api.chat(body, page.jsonRequest.signal));
 }
 
+/** A message to a registered graph: a run on the conversation's thread (made with its first message), followed. */
+async function sendToGraph(message, assistant) {
+  startTurn(message, 'graph');
+  const run = page.run;
+  const started = await startGraphRun(assistant, message);
+  if (page.run !== run) return; // a new conversation began meanwhile
+  if (!started.ok) {
+    refuseTurn(started.status, started.body);
+    setConnection(started.status === 0 ? 'offline' : 'closed');
+    render();
+    return;
+  }
+  page.run = runStarted(page.run, started.body.run_id);
+  remember();
+  render();
+  await follow({ runId: started.body.run_id, lastEventId: '', immediate: true });
+}
+
+async function startGraphRun(assistant, message) {
+  if (!page.threadId) {
+    const thread = await api.createThread();
+    if (!thread.ok) return thread;
+    page.threadId = thread.body.thread_id;
+    save(sessionStorage, STORE.thread, page.threadId);
+  }
+  const input = inputFor(await inputSchema(assistant), message);
+  return api.startRun(page.threadId, { assistant_id: assistant.assistant_id, input, stream_mode: [...STREAM_MODES] });
+}
+
+/** The graph's input schema, which says how a message becomes its input; null when it cannot be read. */
+async function inputSchema(assistant) {
+  if (!page.schemas.has(assistant.graph_id)) {
+    const answer = await api.schemas(assistant.assistant_id);
+    if (!answer.ok) return null;
+    page.schemas.set(assistant.graph_id, answer.body?.input_schema ?? null);
+  }
+  return page.schemas.get(assistant.graph_id);
+}
+
 function startTurn(message, mode) {
   stopFollowing();
-  page.run = newRun({ message, topology: page.topology, mode });
+  page.run = newRun({ message, topology: isSupport(page.assistant) ? page.topology : null, mode });
   page.decision = null;
   page.lost = null;
   page.followedNode = null;
   page.turns += 1;
   page.view = turnView(message, page.turns);
-  setConnection(mode === 'stream' ? 'connecting' : 'json-pending');
+  setConnection(mode === 'json' ? 'json-pending' : 'connecting');
   render();
 }
 
@@ -226,7 +294,9 @@ async function decide(decision) {
   for (const button of card.querySelectorAll('button')) button.disabled = true;
   setText(card.querySelector('[data-region=approval-error]'), '');
 
-  if (run.mode === 'stream' && els.streamToggle.checked) {
+  if (run.mode === 'graph') {
+    await resumeGraphRun(run, decision, comment);
+  } else if (run.mode === 'stream' && els.streamToggle.checked) {
     const { result, adopted } = await follow({ url: '/chat/resume', body, runId: run.runId }, { takeOverOnOpen: true });
     if (!adopted && result.kind === 'json' && result.status === 200) {
       // no stream on the way: the JSON answer is the resumed turn's
@@ -257,6 +327,28 @@ async function decide(decision) {
   render();
 }
 
+/**
+ * A decision on a registered graph's interrupts: the thread's next run carries it as `command.resume`, which
+ * continues the same run; its events come on the stream already open (or on one opened again from where it was).
+ */
+async function resumeGraphRun(run, decision, comment) {
+  const body = {
+    assistant_id: page.assistant.assistant_id,
+    command: { resume: resumeFor(run.interrupts, decision, comment) },
+    stream_mode: [...STREAM_MODES],
+  };
+  const answer = await api.startRun(page.threadId, body);
+  if (!answer.ok) {
+    if (DECISION_REFUSALS.has(answer.status)) decisionFailed(answer.body, answer.status);
+    else page.run = applyProblem(page.run, answer.body, answer.status);
+    return;
+  }
+  if (page.follower === null && page.run?.runId === run.runId && !page.run.terminal) {
+    page.lost = null;
+    follow({ runId: run.runId, lastEventId: `${run.runId}:${page.run.lastSeq}`, immediate: true });
+  }
+}
+
 /** Answers to a decision that leave the run as it was: still waiting, for someone else or for later. */
 const DECISION_REFUSALS = new Set([401, 403, 404, 409]);
 
@@ -265,9 +357,11 @@ function refuseTurn(status, problem) {
   page.run = applyProblem(page.run, explainProblem(status, problem), status);
   if (status === 401 && !els.input.value) els.input.value = page.run.message;
   if (problem?.code === 'session_not_found') {
-    // the session is not this caller's (any more): the next message starts a new one
+    // the session (or thread) is not this caller's (any more): the next message starts a new one
     page.sessionId = null;
+    page.threadId = null;
     save(sessionStorage, STORE.session, null);
+    save(sessionStorage, STORE.thread, null);
   }
 }
 
@@ -342,7 +436,8 @@ async function resumeActiveRun() {
     save(sessionStorage, STORE.active, null);
     return;
   }
-  startTurn(active.message || '(message sent before the page reloaded)', 'stream');
+  const mode = isSupport(page.assistant) ? 'stream' : 'graph';
+  startTurn(active.message || '(message sent before the page reloaded)', mode);
   await follow({ runId: active.runId, lastEventId: '', immediate: true });
 }
 
@@ -361,10 +456,12 @@ function newConversation() {
 function resetConversation() {
   stopFollowing();
   page.sessionId = null;
+  page.threadId = null;
   page.run = null;
   page.view = null;
   page.lost = null;
   save(sessionStorage, STORE.session, null);
+  save(sessionStorage, STORE.thread, null);
   save(sessionStorage, STORE.active, null);
   els.transcript.replaceChildren();
   els.empty.hidden = false;
@@ -390,7 +487,7 @@ function remember() {
     page.sessionId = run.sessionId;
     save(sessionStorage, STORE.session, run.sessionId);
   }
-  if (run.topologySource === 'stream' && run.topology !== page.topology) {
+  if (run.topologySource === 'stream' && run.topology !== page.topology && run.mode !== 'graph') {
     page.topology = run.topology;
     save(localStorage, STORE.topology, JSON.stringify(run.topology));
   }
@@ -445,12 +542,14 @@ function turnView(message, number) {
 function render() {
   const run = page.run;
   renderIdentity();
+  renderPicker();
   renderOutcome(els.outcome, run, page.connection);
   renderUsage(els.usage, run);
   renderConnection(run);
   renderControls(run);
   if (!run) {
-    renderGraph(page.topology ? { ...newRun({ topology: page.topology }) } : null);
+    const topology = isSupport(page.assistant) ? page.topology : null;
+    renderGraph(topology ? { ...newRun({ topology }) } : null);
     return;
   }
   renderGraph(run);
@@ -516,7 +615,10 @@ function renderTurn(run, view) {
 function renderApproval(run, view) {
   const pending = run.approval !== null && run.outcome === 'paused' && !run.terminal;
   if (pending && !view.card) {
-    view.card = approvalCard(doc, run.approval, view.number);
+    view.card =
+      run.interrupts.length > 0
+        ? interruptCard(doc, run.interrupts, view.number)
+        : approvalCard(doc, run.approval, view.number);
     view.slot.appendChild(view.card);
     view.card.focus();
   } else if (!pending && view.card) {
@@ -559,6 +661,63 @@ function renderControls(run) {
   els.send.disabled = active;
   els.newSession.disabled = active;
   els.stop.disabled = !run || run.terminal || (!run.runId && !page.jsonRequest);
+}
+
+// --- the assistant picker ---
+
+/** The picker opens on demand: the assistants are asked for only when someone looks for another agent. */
+async function togglePicker() {
+  page.picker.open = !page.picker.open;
+  render();
+  if (page.picker.open && page.assistants === null) await loadAssistants();
+}
+
+async function loadAssistants() {
+  page.picker.note = 'Loading the agents…';
+  render();
+  const answer = await api.assistants();
+  if (answer.ok) {
+    page.assistants = assistantsOf(answer.body);
+    page.picker.note = page.assistants.length > 0 ? '' : 'No agents are registered.';
+  } else {
+    const detail = explainProblem(answer.status, answer.body)?.detail || `HTTP ${answer.status}`;
+    page.picker.note = `The agents could not be loaded: ${detail}`;
+  }
+  render();
+}
+
+/** Talk to another assistant: a new conversation with it (a thread of its own, once the first message goes). */
+function pickAssistant(graphId) {
+  const chosen = page.assistants?.find((assistant) => assistant.graph_id === graphId);
+  if (!chosen || isActive()) {
+    render();
+    return;
+  }
+  if (graphId !== (page.assistant?.graph_id ?? SUPPORT_GRAPH)) {
+    resetConversation();
+    page.assistant = isSupport(chosen) ? null : chosen;
+    save(sessionStorage, STORE.assistant, page.assistant ? JSON.stringify(page.assistant) : null);
+  }
+  page.picker.open = false;
+  render();
+  els.input.focus();
+}
+
+function renderPicker() {
+  const graphId = page.assistant?.graph_id ?? SUPPORT_GRAPH;
+  setText(els.pickerName, page.assistant?.name ?? 'Support agent');
+  els.pickerToggle.setAttribute('data-chosen', graphId);
+  els.pickerToggle.setAttribute('aria-expanded', String(page.picker.open));
+  els.picker.hidden = !page.picker.open;
+  renderAssistants(doc, els.pickerList, page.assistants ?? [], graphId);
+  const active = isActive();
+  for (const radio of els.pickerList.querySelectorAll('input')) radio.disabled = active;
+  setText(els.pickerNote, active ? 'Another agent can be picked once this turn ends.' : page.picker.note);
+  const hint = isSupport(page.assistant)
+    ? EMPTY_HINT
+    : `Talking to ${page.assistant.name}${page.assistant.description ? `: ${page.assistant.description}` : '.'}`;
+  setText(els.empty, hint);
+  els.input.placeholder = isSupport(page.assistant) ? PLACEHOLDER : `Your message to ${page.assistant.name}`;
 }
 
 // --- the document view ---
@@ -760,6 +919,10 @@ els.inboxList.addEventListener('click', (event) => {
 });
 doc.addEventListener('visibilitychange', () => {
   if (doc.visibilityState === 'visible') refreshInbox();
+});
+els.pickerToggle.addEventListener('click', togglePicker);
+els.pickerList.addEventListener('change', (event) => {
+  if (event.target.name === 'assistant') pickAssistant(event.target.value);
 });
 els.dialogClose.addEventListener('click', () => els.dialog.close());
 els.dialog.addEventListener('click', (event) => {

@@ -1,118 +1,17 @@
-// The live Agent Execution Graph in SVG. `layoutGraph` is pure geometry (ranks left to right by the
-// longest path, arcs for edges that skip a rank); `drawGraph` builds the SVG once per topology and
-// `paintGraph` moves it along with the run: node states, latencies scaled to the slowest node, the
-// edges the run took, and the outcome that colours the whole pipeline.
+// The live Agent Execution Graph in SVG. The geometry is layout.js's (any topology: layers from the
+// entry, cycles as arcs, subgraphs boxed); `drawGraph` builds the SVG once per topology and
+// `paintGraph` moves it along with the run: node and subgraph states, latencies scaled to the slowest
+// node, the edges the run took, and the outcome that colours the whole pipeline.
 
 import { formatMs } from './format.js';
+import { layoutGraph } from './layout.js';
 import { setText, svg } from './render.js';
 import { runStatus, slowestLatency, takenEdges } from './state.js';
 
-export const NODE_WIDTH = 156;
-export const NODE_HEIGHT = 70;
-const GAP_X = 30;
-const GAP_Y = 24;
-const PAD = 12;
-const ARC_STEP = 26;
+export { NODE_HEIGHT, NODE_WIDTH, layoutGraph, ranks } from './layout.js';
+
 const BAR_INSET = 12;
 const BAR_MIN = 2;
-
-/** Where every node and edge goes. */
-export function layoutGraph(topology) {
-  const ids = topology.nodes.map((node) => node.id);
-  const rank = ranks(ids, topology.edges);
-  const rowOf = new Map();
-  const rowsInRank = new Map();
-  for (const id of ids) {
-    const row = rowsInRank.get(rank.get(id)) ?? 0;
-    rowOf.set(id, row);
-    rowsInRank.set(rank.get(id), row + 1);
-  }
-  const rankCount = Math.max(1, ...[...rank.values()].map((r) => r + 1));
-  const rowCount = Math.max(1, ...rowsInRank.values());
-
-  // edges between neighbouring ranks go straight across; the rest arc above or below, alternately
-  const arcs = topology.edges.filter((e) => rank.get(e.target) - rank.get(e.source) !== 1 || e.source === e.target);
-  arcs.sort((a, b) => span(rank, a) - span(rank, b));
-  const side = new Map();
-  const level = new Map();
-  const used = { above: 0, below: 0 };
-  arcs.forEach((edge, index) => {
-    const where = index % 2 === 0 ? 'above' : 'below';
-    used[where] += 1;
-    side.set(edge, where);
-    level.set(edge, used[where]);
-  });
-  const top = PAD + used.above * ARC_STEP * 0.75 + (used.above ? PAD : 0);
-  const rowsHeight = rowCount * NODE_HEIGHT + (rowCount - 1) * GAP_Y;
-  const height = Math.ceil(top + rowsHeight + used.below * ARC_STEP * 0.75 + (used.below ? PAD : 0) + PAD);
-  const width = PAD * 2 + rankCount * NODE_WIDTH + (rankCount - 1) * GAP_X;
-
-  const nodes = topology.nodes.map((node) => ({
-    id: node.id,
-    label: node.label,
-    rank: rank.get(node.id),
-    x: PAD + rank.get(node.id) * (NODE_WIDTH + GAP_X),
-    y: top + rowOf.get(node.id) * (NODE_HEIGHT + GAP_Y),
-    width: NODE_WIDTH,
-    height: NODE_HEIGHT,
-  }));
-  const at = new Map(nodes.map((node) => [node.id, node]));
-  const edges = topology.edges.map((edge) => ({
-    source: edge.source,
-    target: edge.target,
-    conditional: edge.conditional,
-    d: side.has(edge)
-      ? arcPath(at.get(edge.source), at.get(edge.target), side.get(edge), level.get(edge))
-      : straightPath(at.get(edge.source), at.get(edge.target)),
-  }));
-  return { width, height, nodes, edges };
-}
-
-/** Longest-path layering: a node's rank is one more than its furthest predecessor's (cycles fall back to order). */
-export function ranks(ids, edges) {
-  const rank = new Map(ids.map((id) => [id, 0]));
-  const incoming = new Map(ids.map((id) => [id, 0]));
-  for (const edge of edges) incoming.set(edge.target, (incoming.get(edge.target) ?? 0) + 1);
-  const queue = ids.filter((id) => incoming.get(id) === 0);
-  const done = new Set();
-  while (queue.length > 0) {
-    const id = queue.shift();
-    done.add(id);
-    for (const edge of edges) {
-      if (edge.source !== id) continue;
-      rank.set(edge.target, Math.max(rank.get(edge.target), rank.get(id) + 1));
-      incoming.set(edge.target, incoming.get(edge.target) - 1);
-      if (incoming.get(edge.target) === 0) queue.push(edge.target);
-    }
-  }
-  let next = Math.max(0, ...[...done].map((id) => rank.get(id) + 1));
-  for (const id of ids) if (!done.has(id)) rank.set(id, next++);
-  return rank;
-}
-
-function span(rank, edge) {
-  return Math.abs(rank.get(edge.target) - rank.get(edge.source));
-}
-
-function straightPath(from, to) {
-  const x1 = from.x + from.width;
-  const y1 = from.y + from.height / 2;
-  const x2 = to.x;
-  const y2 = to.y + to.height / 2;
-  if (y1 === y2) return `M${x1},${y1} L${x2},${y2}`;
-  const mid = (x1 + x2) / 2;
-  return `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}`;
-}
-
-function arcPath(from, to, where, level) {
-  const lift = ARC_STEP * level;
-  const sign = where === 'above' ? -1 : 1;
-  const x1 = from.x + from.width * 0.75;
-  const x2 = to.x + to.width * 0.25;
-  const y1 = where === 'above' ? from.y : from.y + from.height;
-  const y2 = where === 'above' ? to.y : to.y + to.height;
-  return `M${x1},${y1} C${x1},${y1 + sign * lift} ${x2},${y2 + sign * lift} ${x2},${y2}`;
-}
 
 /** Build the SVG for a topology inside `root` (an <svg>); answers the handles `paintGraph` needs. */
 export function drawGraph(doc, root, topology) {
@@ -133,6 +32,20 @@ export function drawGraph(doc, root, topology) {
   });
   arrow.appendChild(svg(doc, 'path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' }));
   root.appendChild(svg(doc, 'defs', {}, [arrow]));
+
+  const groupLayer = svg(doc, 'g', { class: 'groups' });
+  const groups = new Map();
+  for (const box of layout.groups) {
+    const title = svg(doc, 'title', {}, [`Subgraph ${box.label}`]);
+    const group = svg(doc, 'g', { class: 'subgraph', 'data-group': box.id, 'data-state': 'idle' }, [
+      title,
+      svg(doc, 'rect', { class: 'subgraph-box', x: box.x, y: box.y, width: box.width, height: box.height, rx: 12 }),
+      svg(doc, 'text', { class: 'subgraph-label', x: box.x + 10, y: box.y + 17 }, [box.label]),
+    ]);
+    groupLayer.appendChild(group);
+    groups.set(box.id, { group, title, label: box.label });
+  }
+  root.appendChild(groupLayer);
 
   const edgeLayer = svg(doc, 'g', { class: 'edges', 'aria-hidden': 'true' });
   const edges = layout.edges.map((edge) => {
@@ -182,7 +95,7 @@ export function drawGraph(doc, root, topology) {
     nodes.set(node.id, { group, title, status, bar, barWidth, label: node.label });
   }
   root.appendChild(nodeLayer);
-  return { root, nodes, edges };
+  return { root, nodes, edges, groups };
 }
 
 /** Bring the drawn graph up to date with the run's state. */
@@ -199,6 +112,11 @@ export function paintGraph(handles, state) {
     setText(handle.status, words);
     setText(handle.title, node.summary ? `${handle.label}: ${node.summary}` : `${handle.label}: ${node.state}`);
     handle.bar.setAttribute('width', String(barWidth(node.latencyMs, slowest, handle.barWidth)));
+  }
+  for (const [id, handle] of handles.groups ?? []) {
+    const node = state.nodes[id];
+    handle.group.setAttribute('data-state', node?.state ?? 'idle');
+    setText(handle.title, `Subgraph ${handle.label}: ${node ? nodeWords(node) : 'idle'}`);
   }
   for (const { edge, path } of handles.edges) {
     path.setAttribute('data-taken', String(taken.has(`${edge.source}→${edge.target}`)));

@@ -5,8 +5,12 @@
 // Rules the contract asks of every client, kept here so they are tested once:
 // - an envelope whose seq is not above the last one applied is a duplicate and changes nothing;
 // - unknown event types and fields are ignored (an unknown type still moves the cursor);
-// - the run is over only on a terminal event (`turn_completed`, `error`) or a definitive HTTP answer;
+// - the run is over only on a terminal event (`turn_completed`, `run_completed`, `error`) or a definitive HTTP answer;
 //   a stream that closes before that leaves the run unfinished (`interrupted`), never successful.
+// A run of a registered graph (not the support agent) lands here too: its answer forms from the root
+// graph's `graph_part` messages, it pauses at interrupts, and `run_completed` ends it with its final state.
+
+import { answerOfOutput, contentText, isAiMessage, isChunk } from './messages.js';
 
 export const NODE_STATES = Object.freeze(['idle', 'running', 'completed', 'skipped', 'failed', 'waiting']);
 const TERMINAL_STATUSES = new Set(['completed', 'failed', 'cancelled']);
@@ -35,6 +39,9 @@ export function newRun({ message = '', topology = null, mode = 'stream' } = {}) 
     citations: [],
     usage: null,
     approval: null,
+    interrupts: [],
+    answerMessageId: null,
+    output: null,
     response: null,
     error: null,
     humanWaitMs: null,
@@ -42,6 +49,11 @@ export function newRun({ message = '', topology = null, mode = 'stream' } = {}) 
     gap: false,
     activity: [],
   };
+}
+
+/** The run's id, known before its first event (a registered graph's run is started, then followed). */
+export function runStarted(state, runId) {
+  return state.runId === null ? { ...state, runId } : state;
 }
 
 /** Apply one SSE envelope (the parsed `data` of a frame). */
@@ -149,6 +161,8 @@ const HANDLERS = new Map([
   ['error', onError],
   ['turn_completed', onTurnCompleted],
   ['snapshot', onSnapshot],
+  ['graph_part', onGraphPart],
+  ['run_completed', onRunCompleted],
 ]);
 
 function onTopology(state, data, envelope) {
@@ -158,22 +172,33 @@ function onTopology(state, data, envelope) {
   if (text(data.session_id)) next.sessionId = data.session_id;
   if (envelope.seq > 1 && state.outcome === 'paused') {
     // a resume opens with the topology again: the proposal is kept apart and the answer starts anew
-    next = { ...next, earlierAnswer: state.answer, answer: '', answerKind: null, approval: null, outcome: null };
+    next = {
+      ...next,
+      earlierAnswer: state.answer,
+      answer: '',
+      answerKind: null,
+      answerMessageId: null,
+      approval: null,
+      interrupts: [],
+      outcome: null,
+    };
   }
   return next;
 }
 
 function onNodeStarted(state, data) {
   if (!text(data.node)) return state;
-  const step = Number.isInteger(data.step) ? data.step : null;
-  const path = state.path.at(-1) === data.node ? state.path : [...state.path, data.node];
+  const step = inSubgraph(data) ? null : stepOf(data);
+  // a subgraph's own node (`research_step`, whose members are drawn) is no stop on the path of edges
+  const drawn = state.topology === null || state.topology.nodes.some((node) => node.id === data.node);
+  const path = state.path.at(-1) === data.node || !drawn ? state.path : [...state.path, data.node];
   const next = { ...state, path, nodes: patchNode(state, data.node, { state: 'running', step }) };
   return note(next, data.node, step, 'started', 'running');
 }
 
 function onNodeCompleted(state, data) {
   if (!text(data.node)) return state;
-  const step = Number.isInteger(data.step) ? data.step : (state.nodes[data.node]?.step ?? null);
+  const step = inSubgraph(data) ? null : (stepOf(data) ?? state.nodes[data.node]?.step ?? null);
   const outcome = text(data.outcome);
   const summary = text(data.summary) || outcome || 'done';
   const patch = { state: 'completed', step, outcome, summary, latencyMs: number(data.latency_ms) };
@@ -204,12 +229,15 @@ function onCostUpdated(state, data) {
 }
 
 function onPaused(state, data) {
-  const approval = approvalOf(data.approval);
+  const interrupts = interruptsOf(data.interrupts);
+  const approval = approvalOf(data.approval) ?? approvalOfInterrupt(interrupts[0]);
   if (approval === null) return state;
   let waitingNode = runningNode(state);
   if (!waitingNode && state.nodes.human_approval) waitingNode = 'human_approval';
+  // a registered graph's node that stopped at interrupt() has completed as `interrupted`
+  waitingNode ??= state.path.findLast((id) => state.nodes[id]?.outcome === 'interrupted') ?? null;
   const nodes = waitingNode ? patchNode(state, waitingNode, { state: 'waiting' }) : state.nodes;
-  const next = { ...state, nodes, approval, outcome: 'paused' };
+  const next = { ...state, nodes, approval, interrupts, outcome: 'paused' };
   const step = waitingNode ? (state.nodes[waitingNode]?.step ?? null) : null;
   return note(next, waitingNode ?? 'run', step, `approval pending: ${approval.summary}`, 'wait');
 }
@@ -238,7 +266,63 @@ function onSnapshot(state, data) {
   return next;
 }
 
+/** One part of a registered graph's stream: the root graph's AI messages are the answer as it forms. */
+function onGraphPart(state, data) {
+  if (data.mode !== 'messages' || !Array.isArray(data.data)) return state;
+  const message = data.data[0];
+  const next = { ...state, streamedChunks: state.streamedChunks + 1 };
+  if (inSubgraph(data) || !isAiMessage(message)) return next;
+  const piece = contentText(message.content);
+  const id = text(message.id) || null;
+  if (id !== null && id === state.answerMessageId) {
+    return isChunk(message) ? { ...next, answer: state.answer + piece } : { ...next, answer: piece };
+  }
+  if (piece === '') return next; // a message that has said nothing yet does not replace the answer shown
+  return { ...next, answer: piece, answerMessageId: id, answerKind: 'answer' };
+}
+
+/** Terminal for a registered graph's run: its final state, whose answer stands over the streamed one. */
+function onRunCompleted(state, data) {
+  const answer = answerOfOutput(data.output);
+  const fallback = state.answer || (data.output === undefined ? '' : JSON.stringify(data.output, null, 2));
+  const next = settle({
+    ...state,
+    status: 'completed',
+    terminal: true,
+    outcome: 'completed',
+    output: data.output ?? null,
+    approval: null,
+    interrupts: [],
+    answer: answer ?? fallback,
+    answerKind: state.answerKind ?? 'answer',
+  });
+  return note(next, 'run', null, finalFact(next), 'ok');
+}
+
 // --- helpers ---
+
+function stepOf(data) {
+  return Number.isInteger(data.step) ? data.step : null;
+}
+
+/** A node of a subgraph counts its own steps: its facts are kept per node, not per (root) step. */
+function inSubgraph(data) {
+  return Array.isArray(data.ns) && data.ns.length > 0;
+}
+
+function interruptsOf(value) {
+  return (Array.isArray(value) ? value : [])
+    .filter((item) => isObject(item) && text(item.id))
+    .map((item) => ({ id: item.id, value: item.value ?? null, ns: Array.isArray(item.ns) ? item.ns : [] }));
+}
+
+function approvalOfInterrupt(interrupt) {
+  if (interrupt === undefined) return null;
+  const value = isObject(interrupt.value) ? interrupt.value : {};
+  const action = text(value.action) || 'interrupt';
+  const summary = text(value.summary) || (typeof interrupt.value === 'string' ? interrupt.value : action);
+  return { approval_id: interrupt.id, action, summary };
+}
 
 function withResponse(state, response, { settle: settles }) {
   const answer = isObject(response.answer) ? response.answer : {};
@@ -282,7 +366,7 @@ function fail(state, error, status) {
   for (const [id, node] of Object.entries(nodes)) {
     if (node.state === 'running' || node.state === 'waiting') nodes[id] = { ...node, state: 'failed' };
   }
-  let next = settle({ ...state, nodes, error, status, terminal: true, outcome: status, approval: null });
+  let next = settle({ ...state, nodes, error, status, terminal: true, outcome: status, approval: null, interrupts: [] });
   const verb = status === 'cancelled' ? 'cancelled' : 'failed';
   if (error.node && state.nodes[error.node]) {
     next = note(next, error.node, state.nodes[error.node].step, `${verb}: ${error.message}`, 'error');

@@ -2,14 +2,15 @@
 // (`getReader()`, a streaming decoder, the SSE parser), and hands envelopes over in the batches they
 // came in. If the body closes, errors or goes silent before the run's terminal event, it reconnects
 // to `GET /runs/{id}/events` with `Last-Event-ID`, after a growing, jittered delay, until the terminal
-// event arrives or the attempts run out. Envelopes are deduplicated by seq. It knows no DOM, and no token:
-// the `fetch` it is given adds one when the service wants it (auth.js), reconnects included.
+// event arrives or the attempts run out. A run of a registered graph, started by `POST /threads/{id}/runs`,
+// is followed from its events alone (`runId` without `url`). Envelopes are deduplicated by seq. It knows no
+// DOM, and no token: the `fetch` it is given adds one when the service wants it (auth.js), reconnects included.
 
 import { JSON_TYPE, readJson, retryAfterMs } from './api.js';
 import { SSEDecoder } from './sse.js';
 
 export const EVENT_STREAM = 'text/event-stream';
-const TERMINAL_TYPES = new Set(['turn_completed', 'error']);
+const TERMINAL_TYPES = new Set(['turn_completed', 'run_completed', 'error']);
 const DEFINITIVE_STATUSES = new Set([401, 403, 404]);
 
 /**

@@ -1,9 +1,11 @@
 // The page's panels, each drawn from the run state with the safe builders of render.js:
-// the activity list, the usage counter, the outcome line, citations, the approval card, the backend
-// trace and the document view. No module state; the caller owns the elements.
+// the activity list, the usage counter, the outcome line, citations, the approval card (and the card of
+// a registered graph's interrupts), the assistant picker, the backend trace and the document view. No
+// module state; the caller owns the elements.
 
 import { documentPath } from './api.js';
 import { formatCost, formatMs, formatTokens } from './format.js';
+import { describeInterrupt } from './messages.js';
 import { h, setText, syncList } from './render.js';
 import { runStatus } from './state.js';
 
@@ -115,6 +117,69 @@ export function approvalCard(doc, approval, seq) {
       h(doc, 'p', { class: 'approval-error', role: 'alert', 'data-region': 'approval-error' }),
     ],
   );
+}
+
+/**
+ * The card of a registered graph's run paused at `interrupt()`: every interrupt's value (its summary,
+ * action and arguments when it names them, else the value as JSON), one comment, and Approve / Reject,
+ * with the same hooks as the approval card.
+ */
+export function interruptCard(doc, interrupts, seq) {
+  const titleId = `approval-title-${seq}`;
+  const commentId = `approval-comment-${seq}`;
+  const items = interrupts.map((interrupt) => {
+    const shown = describeInterrupt(interrupt.value);
+    return h(doc, 'li', { class: 'interrupt', 'data-role': 'interrupt', 'data-interrupt-id': interrupt.id }, [
+      shown.summary ? h(doc, 'p', { class: 'approval-summary' }, [shown.summary]) : null,
+      shown.action ? h(doc, 'p', { class: 'approval-action' }, ['Action: ', h(doc, 'code', {}, [shown.action])]) : null,
+      shown.args ? h(doc, 'pre', { class: 'interrupt-value', 'aria-label': 'Arguments' }, [shown.args]) : null,
+      shown.json ? h(doc, 'pre', { class: 'interrupt-value', 'aria-label': 'Value' }, [shown.json]) : null,
+    ]);
+  });
+  const heading =
+    interrupts.length > 1 ? `Your decision is needed (${interrupts.length} requests)` : 'Your decision is needed';
+  return h(
+    doc,
+    'section',
+    { class: 'approval', 'data-role': 'approval', 'aria-labelledby': titleId, tabindex: '-1' },
+    [
+      h(doc, 'h3', { id: titleId }, [heading]),
+      h(doc, 'ul', { class: 'interrupts' }, items),
+      h(doc, 'label', { for: commentId }, ['Comment (optional, sent with the decision)']),
+      h(doc, 'textarea', { id: commentId, 'data-region': 'approval-comment', rows: '2', maxlength: '1000' }),
+      h(doc, 'div', { class: 'approval-buttons' }, [
+        h(doc, 'button', { type: 'button', 'data-action': 'approve', class: 'primary' }, ['Approve']),
+        h(doc, 'button', { type: 'button', 'data-action': 'reject', class: 'danger' }, ['Reject']),
+      ]),
+      h(doc, 'p', { class: 'approval-error', role: 'alert', 'data-region': 'approval-error' }),
+    ],
+  );
+}
+
+/** The assistant picker's choices: one radio per assistant, keyed by graph id, the chosen one checked. */
+export function renderAssistants(doc, list, assistants, chosenGraphId) {
+  syncList(doc, list, assistants, {
+    key: (assistant) => assistant.graph_id,
+    create: (assistant) => {
+      const id = `assistant-${assistant.graph_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      return h(doc, 'li', { class: 'assistant-choice' }, [
+        h(doc, 'input', {
+          type: 'radio',
+          name: 'assistant',
+          id,
+          value: assistant.graph_id,
+          'data-assistant': assistant.graph_id,
+        }),
+        h(doc, 'label', { for: id }, [
+          h(doc, 'span', { class: 'assistant-name' }, [assistant.name]),
+          assistant.description ? h(doc, 'span', { class: 'assistant-description' }, [assistant.description]) : null,
+        ]),
+      ]);
+    },
+    update: (item, assistant) => {
+      item.firstChild.checked = assistant.graph_id === chosenGraphId;
+    },
+  });
 }
 
 /** The backend trace of a final ChatResponse: per node latency and outcome, usage, ids, the human wait. */

@@ -2,8 +2,9 @@
 
 Each server is ``harness serve`` in a subprocess on a free loopback port with a fresh data directory
 and a token delay that makes streaming observable; ``identity_server`` has identity on, with the tokens of
-``SUBJECTS`` and the approver role set. The browser is Debian's ``/usr/bin/chromium``
-(``HARNESS_TEST_CHROMIUM`` names another) driven by Playwright; screenshots go to test-artifacts/spa/.
+``SUBJECTS`` and the approver role set; ``graphs_server`` serves the graphs of examples/langgraph.json too.
+The browser is Debian's ``/usr/bin/chromium`` (``HARNESS_TEST_CHROMIUM`` names another) driven by
+Playwright; screenshots go to test-artifacts/spa/.
 Without a browser the tests fail under CI (``CI`` set) and skip loudly elsewhere.
 """
 
@@ -191,6 +192,18 @@ def identity_server(tmp_path_factory: pytest.TempPathFactory, artifacts: Path, b
         artifacts,
         HARNESS_AUTH_TOKENS_FILE=str(tokens),
         HARNESS_APPROVER_ROLE="approver",
+    ) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def graphs_server(tmp_path_factory: pytest.TempPathFactory, artifacts: Path, browser: Browser) -> Iterator[Server]:
+    """The support agent and the example graphs of examples/langgraph.json (react_agent, research)."""
+    with _serve(
+        "graphs",
+        tmp_path_factory.mktemp("graphs-data"),
+        artifacts,
+        HARNESS_CONFIG=str(ROOT / "examples" / "langgraph.json"),
     ) as server:
         yield server
 
