@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -67,7 +68,9 @@ if TYPE_CHECKING:
 __all__ = ("API_VERSION", "create_app")
 
 API_VERSION = "1.2.0"
-_TURN_PATHS = frozenset({"/chat", "/chat/resume", "/ag-ui", "/runs/stream", "/runs/wait"})
+_TURN_PATHS = frozenset({"/chat", "/chat/resume", "/ag-ui", "/runs", "/runs/stream", "/runs/wait"})
+_THREAD_RUN = re.compile(r"^/threads/[^/]+(/runs(/stream|/wait)?)$")
+"""A run started on a thread counts as a turn; its path's tail is what ``_TURN_PATHS`` names."""
 AGENT_PROTOCOL_ROUTES = (
     allow("/threads/{thread_id:str}", "GET", "DELETE"),
     allow("/threads/{thread_id:str}/state", "GET", "POST"),
@@ -231,4 +234,8 @@ def _subject_or_address(request: Request[Any, Any, Any]) -> str:
 
 
 def _is_turn_request(request: Request[Any, Any, Any]) -> bool:
-    return request.method == "POST" and request.url.path in _TURN_PATHS
+    if request.method != "POST":
+        return False
+    path = request.url.path
+    thread_run = _THREAD_RUN.match(path)
+    return (thread_run.group(1) if thread_run else path) in _TURN_PATHS

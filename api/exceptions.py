@@ -57,6 +57,7 @@ __all__ = (
     "SessionIdRefused",
     "SessionNotFound",
     "ThreadExists",
+    "ThreadIdInvalid",
     "TokenRejected",
     "TooManyStreams",
     "TurnFailed",
@@ -219,6 +220,14 @@ class BodyTooDeep(ApiError):
     status_code = 422
     code = "body_too_deep"
     title = "Request body nested too deeply"
+
+
+class ThreadIdInvalid(ApiError):
+    """A thread id a client chose is not of the shape every session id has (``contracts.ID_PATTERN``)."""
+
+    status_code = 422
+    code = "thread_id_invalid"
+    title = "Invalid thread id"
 
 
 class SessionIdRefused(ApiError):

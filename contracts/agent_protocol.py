@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from contracts.ids import ID_PATTERN
+
 __all__ = (
     "Assistant",
     "AssistantSearch",
@@ -84,9 +86,16 @@ class GraphSchema(msgspec.Struct, kw_only=True):
 
 
 class ThreadCreate(msgspec.Struct, kw_only=True):
-    thread_id: Annotated[
-        str | None, msgspec.Meta(description="The thread's id; the service makes one when missing.")
-    ] = None
+    thread_id: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                pattern=ID_PATTERN,
+                description="The thread's id (1-64 of [A-Za-z0-9_-]; a UUID fits); the service makes one when missing.",
+            ),
+        ]
+        | None
+    ) = None
     metadata: JsonObject | None = None
     if_exists: Literal["raise", "do_nothing"] = "raise"
 

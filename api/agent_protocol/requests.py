@@ -66,6 +66,10 @@ def read_run_request(request: RunCreate, graphs: GraphRegistry, *, detached: boo
         raise RunRequestInvalid("command: only `resume` is served here (`update` and `goto` are not)")
     if resume is not None and request.input is not None:
         raise RunRequestInvalid("A run takes `input` or `command.resume`, not both.")
+    if request.interrupt_before or request.interrupt_after:
+        raise RunRequestInvalid(
+            "interrupt_before and interrupt_after are not served: a graph pauses where its nodes call interrupt()."
+        )
     if registered.graph_id == SUPPORT_GRAPH_ID:
         _check_support_request(request.input, resume)
     options = GraphRun(

@@ -25,6 +25,7 @@ from api.exceptions import (
     RunFinished,
     RunNotFound,
     RunNotPaused,
+    RunRequestInvalid,
     ServiceUnavailable,
     SessionBusy,
     SessionIdRefused,
@@ -278,6 +279,11 @@ class RunRegistry:
         """Continue a waiting run with ``principal``'s decision; returns the run and the seq it resumes after."""
         self._refuse_when_closing()
         found = await self.get(request.run_id, principal, session_id=request.session_id)
+        if (graph := found.record.graph) is not None:
+            raise RunRequestInvalid(
+                f"Run {request.run_id} is a run of graph {graph.graph_id!r}: answer its interrupt with POST "
+                f"/threads/{found.record.snapshot.session_id}/runs and a command.resume (docs/agent-protocol.md)."
+            )
         snapshot = found.current_snapshot()
         if snapshot.status != "waiting":  # decided already, or never paused: the same for everyone
             _check_decidable(snapshot, request)

@@ -7,12 +7,14 @@ agent too, with no record of its own: it is shown with the times of its runs.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Protocol
 
 from agent import carries_personal_data, format_timestamp
-from api.exceptions import SessionIdRefused, SessionNotFound
+from api.exceptions import SessionIdRefused, SessionNotFound, ThreadIdInvalid
 from api.runs.log.protocols import RunStore, SessionStore, ThreadStore
 from api.runs.log.threads import ThreadRecord
+from contracts import ID_PATTERN
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     from api.runs.log.records import RunRecord
 
 __all__ = ("ThreadBook", "ThreadLog")
+
+_SESSION_ID = re.compile(ID_PATTERN)
 
 
 class ThreadLog(ThreadStore, SessionStore, RunStore, Protocol):
@@ -44,6 +48,8 @@ class ThreadBook:
     ) -> tuple[ThreadRecord, bool]:
         """A new thread of ``principal``'s (``thread_id``, or one the service makes); when it exists already and is
         theirs, that one and False. Someone else's is a 404."""
+        if thread_id is not None and not _SESSION_ID.search(thread_id):
+            raise ThreadIdInvalid(f"A thread id is 1-64 of [A-Za-z0-9_-], not starting with _ or -; not {thread_id!r}.")
         if thread_id is not None and carries_personal_data(thread_id):
             raise SessionIdRefused
         now = self._now()

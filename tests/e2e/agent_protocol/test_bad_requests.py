@@ -5,15 +5,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import httpx
+import msgspec
 import pytest
+from langgraph_sdk import get_client
 from langgraph_sdk.errors import APIStatusError, ConflictError, NotFoundError, UnprocessableEntityError
 
-from tests.e2e.agent_protocol.turns import REFUND, collect
+from tests.e2e.agent_protocol.turns import EXAMPLES, REFUND, collect
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from langgraph_sdk.client import LangGraphClient
+
+    from api.settings import Settings
+    from tests.e2e.conftest import LiveServer
 
 
 def problem_of(error: APIStatusError) -> dict[str, Any]:
@@ -38,8 +44,19 @@ def problem_of(error: APIStatusError) -> dict[str, Any]:
             {"assistant_id": "react_agent", "input": REFUND, "command": {"resume": {"decision": "approve"}}},
             "run_request_invalid",
         ),
+        ({"assistant_id": "react_agent", "input": REFUND, "interrupt_before": ["tools"]}, "run_request_invalid"),
+        ({"assistant_id": "react_agent", "input": REFUND, "interrupt_after": "*"}, "run_request_invalid"),
     ],
-    ids=["unknown-assistant", "events-mode", "command-update", "command-goto", "enqueue", "input-and-resume"],
+    ids=[
+        "unknown-assistant",
+        "events-mode",
+        "command-update",
+        "command-goto",
+        "enqueue",
+        "input-and-resume",
+        "interrupt-before",
+        "interrupt-after",
+    ],
 )
 async def test_a_run_request_the_service_does_not_serve_is_a_422(
     sdk: LangGraphClient, request_: dict[str, Any], code: str
@@ -112,3 +129,52 @@ async def test_a_resume_with_nothing_waiting_is_a_409(sdk: LangGraphClient) -> N
     assert problem_of(again.value)["code"] == problem_of(fresh.value)["code"] == "run_not_paused"
     (run,) = await sdk.runs.list(thread["thread_id"])
     assert run["status"] == "success", "the decided run stays decided"
+
+
+async def test_a_thread_id_of_another_shape_than_a_session_id_is_a_422(sdk: LangGraphClient) -> None:
+    for thread_id in ("a b/c", "x" * 65, "_leading"):
+        with pytest.raises(UnprocessableEntityError) as created:
+            await sdk.threads.create(thread_id=thread_id)
+        assert problem_of(created.value)["code"] == "validation_failed"
+    with pytest.raises(UnprocessableEntityError) as on_demand:
+        await sdk.runs.create("a_b.c", "react_agent", input=REFUND, if_not_exists="create")
+
+    assert problem_of(on_demand.value)["code"] == "thread_id_invalid"
+    assert await sdk.threads.search() == [], "no thread was made"
+
+
+async def test_a_graph_interrupt_is_not_decided_through_chat_resume(sdk: LangGraphClient, examples: LiveServer) -> None:
+    thread = await sdk.threads.create()
+    paused = await collect(sdk.runs.stream(thread["thread_id"], "react_agent", input=REFUND))
+    run_id = paused[0].data["run_id"]
+    async with httpx.AsyncClient(base_url=examples.url) as client:
+        (approval,) = (await client.get("/approvals")).json()["approvals"]
+        decision = {"run_id": run_id, "approval_id": approval["approval_id"], "decision": "approve"}
+        refused = await client.post("/chat/resume", json=decision)
+
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["code"] == "run_request_invalid"
+    assert f"/threads/{thread['thread_id']}/runs" in refused.json()["detail"]
+    assert (await sdk.runs.get(thread["thread_id"], run_id))["status"] == "interrupted", "the run waits on"
+    approve: Any = {"resume": {"decision": "approve"}}
+    resumed = await collect(sdk.runs.stream(thread["thread_id"], "react_agent", command=approve))
+    assert resumed[-1].data == {"run_id": run_id, "status": "success"}
+
+
+async def test_runs_on_threads_count_as_turns_against_the_rate_limit(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    limited = serve(
+        msgspec.structs.replace(settings, graphs_config=EXAMPLES / "langgraph.json", rate_limit_per_minute=2)
+    )
+    async with get_client(url=limited.url, timeout=30) as sdk:
+        thread = await sdk.threads.create()
+        await sdk.runs.wait(thread["thread_id"], "react_agent", input=REFUND)
+        await sdk.runs.wait(thread["thread_id"], "react_agent", command={"resume": {"decision": "approve"}})
+        with pytest.raises(APIStatusError) as third:
+            await sdk.runs.create(thread["thread_id"], "react_agent", input=REFUND)
+        runs = await sdk.runs.list(thread["thread_id"])
+
+    assert third.value.status_code == 429
+    assert problem_of(third.value)["code"] == "rate_limited"
+    assert len(runs) == 1, "the limited request started nothing"

@@ -87,6 +87,7 @@ def test_the_python_client_openapi_python_client_generates(tmp_path: Path, servi
         "sessions",
         "knowledge",
         "health",
+        "agent_protocol",
     }, "one module per tag"
 
     driven = subprocess.run(
