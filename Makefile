@@ -13,10 +13,15 @@ ARTIFACTS := test-artifacts
 LLAMA_VERSION := 0.3.36
 LLAMA_WHEELS := $(HOME)/.cache/agent-harness/llama-generic-$(LLAMA_VERSION)
 
-.PHONY: serve serve-local serve-cluster test lint typecheck docs docs-check unit eval eval-gate eval-local fuzz bench chromium nginx clean
+.PHONY: serve serve-examples serve-local serve-cluster test lint typecheck docs docs-check unit eval eval-gate eval-local fuzz bench chromium nginx clean
 
 serve: $(VENV)/.installed
 	$(BIN)/harness serve
+
+# The support agent and the two graphs of examples/ (a ReAct agent with an approval, a research graph with a
+# subgraph in a loop), reached through the LangGraph SDKs, the SPA's assistant picker or /chat.
+serve-examples: $(VENV)/.installed
+	$(BIN)/harness serve --config examples/langgraph.json
 
 serve-local: $(VENV)/.installed-local
 	$(BIN)/harness serve --provider local
