@@ -42,7 +42,7 @@ StreamModes = Annotated[
     msgspec.Meta(
         description=(
             "`values`, `updates`, `messages-tuple` (sent as `messages`), `messages`, `custom`, `debug`, `tasks`, "
-            "`checkpoints`; one or a list. Default `values`."
+            "`checkpoints`, `events` (LangChain's callback events); one or a list. Default `values`."
         )
     ),
 ]

@@ -15,7 +15,7 @@ import msgspec
 
 __all__ = ("GRAPH_STREAM_MODES", "GraphPart", "GraphStreamMode", "InterruptInfo", "RunCompleted")
 
-GraphStreamMode = Literal["values", "updates", "messages", "custom", "debug", "checkpoints", "tasks"]
+GraphStreamMode = Literal["values", "updates", "messages", "custom", "debug", "checkpoints", "tasks", "events"]
 GRAPH_STREAM_MODES: tuple[GraphStreamMode, ...] = (
     "values",
     "updates",
@@ -24,6 +24,7 @@ GRAPH_STREAM_MODES: tuple[GraphStreamMode, ...] = (
     "debug",
     "checkpoints",
     "tasks",
+    "events",
 )
 
 Namespace = Annotated[
@@ -44,7 +45,9 @@ class GraphPart(msgspec.Struct, kw_only=True):
         GraphStreamMode,
         msgspec.Meta(
             description=(
-                "The LangGraph stream mode. `messages` is the tuple form (`messages-tuple` in the Agent Protocol)."
+                "The LangGraph stream mode. `messages` is the tuple form (`messages-tuple` in the Agent Protocol); "
+                "`events` is LangChain's callback stream (`astream_events` v2: model, tool and chain events), as "
+                "the Agent Server sends it."
             )
         ),
     ]

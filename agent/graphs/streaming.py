@@ -95,17 +95,20 @@ class GraphStream:
         durability: Durability | None = None,
     ) -> AsyncIterator[GraphEvent]:
         """The run's payloads as the graph streams; the graph's own exception ends it."""
-        async for part in self._graph.astream(
-            graph_input,
-            self._config,
-            context=context,
-            stream_mode=self.translator.stream_modes,
-            interrupt_before=interrupt_before,
-            interrupt_after=interrupt_after,
-            durability=durability,
-            subgraphs=True,
-            version="v2",
-        ):
+        options: dict[str, Any] = {
+            "context": context,
+            "stream_mode": self.translator.stream_modes,
+            "interrupt_before": interrupt_before,
+            "interrupt_after": interrupt_after,
+            "durability": durability,
+            "subgraphs": True,
+        }
+        if self.translator.streams_events:
+            async for callback_event in self._graph.astream_events(graph_input, self._config, version="v2", **options):
+                for event in self.translator.translate_event(callback_event):
+                    yield event
+            return
+        async for part in self._graph.astream(graph_input, self._config, version="v2", **options):
             for event in self.translator.translate(part):
                 yield event
 

@@ -12,6 +12,10 @@ For any graph, with no change to its nodes:
   first (``agent.graphs.message_chunks``), so a card number a model writes token by token is caught too. A
   ``values`` part carries ``__interrupt__`` again (v2 splits it out) when the graph stopped at one, as the
   Agent Server's streams do.
+- ``events`` (LangChain's callback stream, ``astream_events`` v2) is not one of ``astream``'s modes: a run that
+  asks for it is streamed by ``astream_events``, whose root ``on_chain_stream`` events carry the other modes'
+  parts (read by ``translate``) and whose other events are ``events`` parts (``translate_event``), a model's
+  streamed chunks redacted across chunks like the ``messages`` parts, as the Agent Server streams them.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from agent.guardrails import redact
 from contracts import GRAPH_STREAM_MODES, GraphPart, NodeCompleted, NodeStarted
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from langgraph.types import StreamMode, StreamPart
 
@@ -38,13 +42,15 @@ DEFAULT_MODES: tuple[GraphStreamMode, ...] = ("values", "updates", "messages", "
 """What a watchable run streams when it asks for nothing else: the state, each node's update, the model's
 tokens and the nodes' own writes."""
 _ALIASES = {"messages-tuple": "messages"}
+_EVENTS: GraphStreamMode = "events"
+_HIDDEN_TAG = "langsmith:hidden"
 _SUMMARY_CHARS = 200
 _INTERRUPT = "__interrupt__"
 
 
 def parse_modes(modes: Iterable[str]) -> tuple[GraphStreamMode, ...]:
     """The LangGraph stream modes of ``modes`` in order, ``messages-tuple`` read as ``messages``; ``ValueError``
-    naming a mode this translator does not stream (``events`` is not a LangGraph stream mode)."""
+    naming a mode this translator does not stream."""
     parsed: list[GraphStreamMode] = []
     for mode in modes:
         name = _ALIASES.get(mode, mode)
@@ -80,11 +86,31 @@ class PartTranslator:
         self._running: dict[tuple[tuple[str, ...], str], _Running] = {}
         self._failed: str | None = None
         self._chunks = ChunkRedactor()
+        self._event_chunks = ChunkRedactor()
 
     @property
     def stream_modes(self) -> list[StreamMode]:
         """What to ask ``astream`` for: the run's modes and ``debug``, the source of the node events."""
-        return list(dict.fromkeys([*self.modes, "debug"]))
+        return [mode for mode in dict.fromkeys([*self.modes, "debug"]) if mode != _EVENTS]  # type: ignore[misc]
+
+    @property
+    def streams_events(self) -> bool:
+        """Whether the run asked for ``events``, so is streamed by ``astream_events``."""
+        return _EVENTS in self.modes
+
+    def translate_event(self, event: Mapping[str, Any]) -> list[GraphEvent]:
+        """One event of ``astream_events(version="v2")`` over a run asked with ``subgraphs=True``: the root's
+        ``on_chain_stream`` is a part of the other modes, any other event an ``events`` part."""
+        if _HIDDEN_TAG in (event.get("tags") or ()):
+            return []
+        data = event.get("data") or {}
+        if event["event"] == "on_chain_stream" and not event.get("parent_ids"):
+            ns, mode, chunk = data["chunk"]
+            return self.translate(_as_part(ns, mode, chunk))
+        if "chunk" in data:
+            data = {**data, "chunk": self._event_chunks.dump(data["chunk"])}
+        safe = to_json_safe({**event, "data": data}, limit_bytes=self._limit)
+        return [GraphPart(mode=_EVENTS, ns=[], data=safe)]
 
     @property
     def current_node(self) -> str | None:
@@ -172,3 +198,12 @@ def _error_summary(error: Any) -> str:
 def _one_line(text: str) -> str:
     line = redact(text.strip().splitlines()[0] if text.strip() else "")
     return line if len(line) <= _SUMMARY_CHARS else line[: _SUMMARY_CHARS - 1] + "…"
+
+
+def _as_part(ns: tuple[str, ...], mode: str, chunk: Any) -> Any:
+    """A part of ``astream``'s first format (what ``astream_events`` carries) in the second's shape, a values
+    part's pending interrupts split out as ``version="v2"`` does."""
+    if mode == "values" and isinstance(chunk, dict) and _INTERRUPT in chunk:
+        values = {key: value for key, value in chunk.items() if key != _INTERRUPT}
+        return {"type": mode, "ns": ns, "data": values, "interrupts": chunk[_INTERRUPT]}
+    return {"type": mode, "ns": ns, "data": chunk}

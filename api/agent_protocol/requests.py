@@ -1,6 +1,6 @@
 """A ``RunCreate`` read into what the registry runs: the graph, the input or the resume, and the run's options.
 
-Refused with a 422 before anything starts: a stream mode the service does not stream (``events``), the
+Refused with a 422 before anything starts: a stream mode LangGraph does not have, the
 multitask strategies it does not implement (``enqueue``, ``rollback``), both ``input`` and ``command``, a
 support agent's input that carries no message (or a resume that is not a decision), an unknown assistant.
 """

@@ -240,7 +240,7 @@ async def test_no_card_number_a_node_writes_reaches_any_payload(checkpointer: Ba
         return {"notes": [f"card {CARD}", reply.text], "answer": f"{decision} {CARD}"}
 
     graph = build(("leak", leak)).compile(checkpointer=checkpointer)
-    modes = ["values", "updates", "messages", "custom", "debug", "checkpoints", "tasks"]
+    modes = ["values", "updates", "messages", "custom", "debug", "checkpoints", "tasks", "events"]
     payloads: list[Any] = []
     for graph_input in ({"notes": [f"from the user: {CARD}"]}, Command(resume=f"yes {CARD}")):
         stream = GraphStream(graph, config(), clock=SteppingClock(), modes=modes)
@@ -296,6 +296,35 @@ async def test_model_tokens_are_message_chunks_with_their_metadata(checkpointer:
 
 
 def test_stream_modes_are_langgraphs_with_messages_tuple_as_messages() -> None:
-    assert parse_modes(["messages-tuple", "values", "messages", "values"]) == ("messages", "values")
-    with pytest.raises(ValueError, match="stream mode 'events' is not one of"):
-        parse_modes(["values", "events"])
+    assert parse_modes(["messages-tuple", "values", "messages", "values", "events"]) == ("messages", "values", "events")
+    with pytest.raises(ValueError, match="stream mode 'logs' is not one of"):
+        parse_modes(["values", "logs"])
+
+
+async def test_asking_for_events_adds_langchains_callback_events_and_changes_no_other_part(
+    checkpointer: BaseCheckpointSaver[Any],
+) -> None:
+    model = ScriptedChatModel(script=lambda messages: AIMessage("Planned."))
+
+    async def plan(state: State) -> State:
+        reply = await model.ainvoke([HumanMessage("plan it")])
+        return {"notes": [reply.text]}
+
+    graph = build(("plan", plan), ("write", note("written"))).compile(checkpointer=checkpointer)
+    modes = ["values", "updates", "custom"]
+    plain = await run(GraphStream(graph, config("plain"), clock=SteppingClock(), modes=modes), {"notes": []})
+    with_events = await run(
+        GraphStream(graph, config("events"), clock=SteppingClock(), modes=[*modes, "events"]), {"notes": []}
+    )
+
+    callback_events = [event.data for event in with_events if isinstance(event, GraphPart) and event.mode == "events"]
+    assert [event for event in with_events if not (isinstance(event, GraphPart) and event.mode == "events")] == plain
+    kinds = [event["event"] for event in callback_events]
+    assert kinds[0] == "on_chain_start"
+    assert kinds[-1] == "on_chain_end"
+    assert {"on_chat_model_start", "on_chat_model_stream", "on_chat_model_end"} <= set(kinds)
+    tokens = [
+        event["data"]["chunk"]["content"] for event in callback_events if event["event"] == "on_chat_model_stream"
+    ]
+    assert "".join(tokens) == "Planned."
+    assert {event["name"] for event in callback_events if event["event"] == "on_chain_start"} >= {"plan", "write"}

@@ -33,7 +33,7 @@ def problem_of(error: APIStatusError) -> dict[str, Any]:
     ("request_", "code"),
     [
         ({"assistant_id": "no_such_graph", "input": REFUND}, "assistant_unknown"),
-        ({"assistant_id": "react_agent", "input": REFUND, "stream_mode": ["values", "events"]}, "run_request_invalid"),
+        ({"assistant_id": "react_agent", "input": REFUND, "stream_mode": ["values", "logs"]}, "run_request_invalid"),
         (
             {"assistant_id": "react_agent", "command": {"update": {"messages": []}, "resume": "yes"}},
             "run_request_invalid",
@@ -49,7 +49,7 @@ def problem_of(error: APIStatusError) -> dict[str, Any]:
     ],
     ids=[
         "unknown-assistant",
-        "events-mode",
+        "unknown-mode",
         "command-update",
         "command-goto",
         "enqueue",

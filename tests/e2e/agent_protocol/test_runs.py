@@ -159,3 +159,24 @@ async def test_a_wait_that_stops_at_the_interrupt_answers_it(sdk: LangGraphClien
     assert interrupt["value"] == REFUND_APPROVAL
     assert decided["messages"][-1]["content"] == "Refunded 42.00 EUR for order A-1001."
     assert "__interrupt__" not in decided
+
+
+async def test_stream_mode_events_sends_langchains_callback_events_beside_the_other_modes(
+    sdk: LangGraphClient,
+) -> None:
+    thread = await sdk.threads.create()
+    modes: Any = ["events", "values"]
+
+    parts = await collect(sdk.runs.stream(thread["thread_id"], "react_agent", input=REFUND, stream_mode=modes))
+    run_id = parts[0].data["run_id"]
+    replayed = await collect(sdk.runs.join_stream(thread["thread_id"], run_id, last_event_id="-1"))
+
+    events = data_of(parts, "events")
+    tokens = [event["data"]["chunk"]["content"] for event in events if event["event"] == "on_chat_model_stream"]
+    assert "".join(tokens) == "Let me look up order A-1001.I will ask for the refund of order A-1001."
+    assert {event["name"] for event in events if event["event"] == "on_tool_start"} == {"lookup_order", "issue_refund"}
+    assert all(event["metadata"]["thread_id"] == thread["thread_id"] for event in events)
+    values = data_of(parts, "values")
+    assert [interrupt["value"] for interrupt in values[-1]["__interrupt__"]] == [REFUND_APPROVAL]
+    assert parts[-1].data == {"run_id": run_id, "status": "interrupted"}
+    assert [(part.event, part.data) for part in replayed[1:]] == [(part.event, part.data) for part in parts[1:]]
