@@ -11,7 +11,7 @@ from contracts.ids import RunId, SessionId
 __all__ = ("ApprovalRequest", "PendingApprovals")
 
 
-class ApprovalRequest(msgspec.Struct, kw_only=True):
+class ApprovalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A paused run waiting for a person to approve or reject its action."""
 
     run_id: RunId
@@ -23,6 +23,22 @@ class ApprovalRequest(msgspec.Struct, kw_only=True):
         str | None, msgspec.Meta(description="The subject whose turn proposed it; `null` when identity is off.")
     ]
     requested_at: Annotated[str, msgspec.Meta(description="When the run paused (RFC 3339, UTC).")]
+    graph_id: Annotated[
+        str | None,
+        msgspec.Meta(
+            description=(
+                "A registered graph's interrupt: the graph whose run it is, decided through the Agent Protocol "
+                '(`POST /threads/{session_id}/runs` with `assistant_id` and `command.resume: {"decision": ...}`), '
+                "not `POST /chat/resume`. Left out for the support agent's `/chat` approvals."
+            )
+        ),
+    ] = None
+    assistant_id: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="A registered graph's interrupt: the assistant its run was started with. Left out else."
+        ),
+    ] = None
 
 
 class PendingApprovals(msgspec.Struct, kw_only=True):

@@ -11,7 +11,7 @@ import { STREAM_MODES, SUPPORT_GRAPH, assistantsOf, inputFor, isSupport, resumeF
 import { createCredentials, tokenFrom, withBearer } from './auth.js';
 import { formatMs } from './format.js';
 import { drawGraph, paintGraph } from './graph.js';
-import { decisionNote, decisionSettles, pendingApprovals, renderInbox, withoutApproval } from './inbox.js';
+import { decisionNote, decisionSettles, pendingApprovals, renderInbox, sendDecision, withoutApproval } from './inbox.js';
 import { h, setText, streamText } from './render.js';
 import {
   applyEnvelopes,
@@ -819,7 +819,10 @@ function toggleInbox() {
   }
 }
 
-/** Approve or reject from the inbox: `POST /chat/resume` without a session (an approver's way); the item then leaves. */
+/**
+ * Approve or reject from the inbox: `POST /chat/resume` without a session (an approver's way), or for a registered
+ * graph's interrupt its thread's next run with `command.resume`; the item then leaves.
+ */
 async function decideFromInbox(button) {
   const item = button.closest('[data-role=inbox-item]');
   const approvalId = item.getAttribute('data-approval-id');
@@ -829,7 +832,7 @@ async function decideFromInbox(button) {
   const buttons = item.querySelectorAll('button');
   for (const each of buttons) each.disabled = true;
   setText(item.querySelector('[data-region=inbox-error]'), '');
-  const answer = await api.resume({ run_id: approval.run_id, approval_id: approvalId, decision });
+  const answer = await sendDecision(api, approval, decision);
   const note = decisionNote(approval, decision, answer);
   if (decisionSettles(answer.status)) {
     const hadFocus = item.contains(doc.activeElement);

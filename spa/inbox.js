@@ -9,7 +9,34 @@ import { h, syncList } from './render.js';
 /** The approvals of a `GET /approvals` answer that can be shown and decided; malformed entries are left out. */
 export function pendingApprovals(body) {
   const approvals = Array.isArray(body?.approvals) ? body.approvals : [];
-  return approvals.filter((item) => isObject(item) && isNonEmpty(item.run_id) && isNonEmpty(item.approval_id));
+  return approvals.filter(
+    (item) =>
+      isObject(item) &&
+      isNonEmpty(item.run_id) &&
+      isNonEmpty(item.approval_id) &&
+      (!isGraphApproval(item) || isNonEmpty(item.session_id)),
+  );
+}
+
+/** A registered graph's interrupt (it names its graph): decided through the Agent Protocol, not `/chat/resume`. */
+export function isGraphApproval(approval) {
+  return isNonEmpty(approval?.graph_id);
+}
+
+/**
+ * Send a decision taken from the inbox, the way its run takes it: a registered graph's interrupt as the next run
+ * of its thread carrying `command.resume` (`POST /threads/{session_id}/runs`, which continues the same run),
+ * every other approval with `POST /chat/resume` without a session (an approver's way). Answers `{ok, status, body}`.
+ */
+export function sendDecision(api, approval, decision, comment = '') {
+  if (isGraphApproval(approval)) {
+    const resume = comment ? { decision, comment } : { decision };
+    const assistantId = isNonEmpty(approval.assistant_id) ? approval.assistant_id : approval.graph_id;
+    return api.startRun(approval.session_id, { assistant_id: assistantId, command: { resume } });
+  }
+  const body = { run_id: approval.run_id, approval_id: approval.approval_id, decision };
+  if (comment) body.comment = comment;
+  return api.resume(body);
 }
 
 export function withoutApproval(approvals, approvalId) {
@@ -25,7 +52,7 @@ export function decisionSettles(status) {
   return status === 200 || status === 409 || status === 404;
 }
 
-/** One line on how a decision on `approval` went, from the answer to `POST /chat/resume`. */
+/** One line on how a decision on `approval` went, from the answer to `sendDecision`. */
 export function decisionNote(approval, decision, { status, body }) {
   const what = `“${approval.summary || approval.action}”`;
   if (status === 200) return `You ${decision === 'approve' ? 'approved' : 'rejected'} ${what}.`;
@@ -53,6 +80,7 @@ export function inboxItem(doc, approval) {
       'data-role': 'inbox-item',
       'data-run-id': approval.run_id,
       'data-approval-id': approval.approval_id,
+      ...(isGraphApproval(approval) ? { 'data-graph-id': approval.graph_id } : {}),
       'aria-labelledby': titleId,
     },
     [
@@ -60,6 +88,7 @@ export function inboxItem(doc, approval) {
       h(doc, 'p', { class: 'approval-action' }, [
         'Action: ',
         h(doc, 'code', {}, [approval.action]),
+        ...(isGraphApproval(approval) ? [' · graph ', h(doc, 'code', {}, [approval.graph_id])] : []),
         ` · ${asker}`,
         h(doc, 'time', { datetime: approval.requested_at }, [formatMoment(approval.requested_at)]),
       ]),

@@ -19,9 +19,10 @@ __all__ = ("list_approvals",)
     tags=["runs"],
     summary="The pending approvals the caller may decide",
     description=(
-        "Runs paused for a person's approval that the caller may approve or reject with `POST /chat/resume`: "
-        "with `HARNESS_APPROVER_ROLE` set, every waiting run for a subject with that role and none for anyone "
-        "else; without it, the caller's own waiting runs (every waiting run when identity is off)."
+        "Runs paused for a person's approval that the caller may approve or reject with `POST /chat/resume` (a "
+        "registered graph's interrupt, one with a `graph_id`, with `POST /threads/{session_id}/runs` and a "
+        "`command.resume`): with `HARNESS_APPROVER_ROLE` set, every waiting run for a subject with that role and "
+        "none for anyone else; without it, the caller's own waiting runs (every waiting run when identity is off)."
     ),
     cache=False,
     responses=problem_responses(401, 503),

@@ -398,6 +398,8 @@ class RunRegistry:
                     summary=pending.summary,
                     requested_by=record.owner,
                     requested_at=snapshot.updated_at,
+                    graph_id=None if record.graph is None else record.graph.graph_id,
+                    assistant_id=None if record.graph is None else record.graph.assistant_id,
                 )
             )
         return requests

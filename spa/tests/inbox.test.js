@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { formatMoment } from '../format.js';
-import { decisionNote, decisionSettles, pendingApprovals, renderInbox, withoutApproval } from '../inbox.js';
+import {
+  decisionNote,
+  decisionSettles,
+  isGraphApproval,
+  pendingApprovals,
+  renderInbox,
+  sendDecision,
+  withoutApproval,
+} from '../inbox.js';
 import { fakeDocument } from './support.js';
 
 const REFUND = {
@@ -21,6 +29,30 @@ const DELETION = {
   summary: 'Delete account ACC-2002 (irreversible)',
   requested_by: 'bob',
 };
+
+const GRAPH_REFUND = {
+  run_id: 'r_graph',
+  session_id: 's_thread',
+  approval_id: 'int_1',
+  action: 'issue_refund',
+  summary: 'Refund 42.00 EUR for order A-1001 (Rain jacket)',
+  requested_by: 'alice',
+  requested_at: '2026-12-01T06:41:00.000Z',
+  graph_id: 'react_agent',
+  assistant_id: 'asst_react',
+};
+
+/** An api whose calls are recorded, each answering `answer`. */
+function recordingApi(answer = { ok: true, status: 200, body: {} }) {
+  const calls = [];
+  const record =
+    (name) =>
+    (...args) => {
+      calls.push([name, ...args]);
+      return Promise.resolve(answer);
+    };
+  return { calls, resume: record('resume'), startRun: record('startRun') };
+}
 
 const byRole = (role) => (element) => element.getAttribute('data-role') === role;
 
@@ -103,6 +135,59 @@ describe('the approvals inbox', () => {
     assert.equal(
       decisionNote(REFUND, 'approve', { status: 0, body: {} }),
       'The decision on “Refund invoice INV-1001 ($42.00)” failed (HTTP 0).',
+    );
+  });
+
+  test("a graph's interrupt is decided through its thread's runs, with command.resume", async () => {
+    const api = recordingApi();
+    await sendDecision(api, GRAPH_REFUND, 'approve');
+    await sendDecision(api, GRAPH_REFUND, 'reject', 'not this one');
+    await sendDecision(api, { ...GRAPH_REFUND, assistant_id: undefined }, 'approve');
+    assert.deepEqual(api.calls, [
+      ['startRun', 's_thread', { assistant_id: 'asst_react', command: { resume: { decision: 'approve' } } }],
+      ['startRun', 's_thread', { assistant_id: 'asst_react', command: { resume: { decision: 'reject', comment: 'not this one' } } }],
+      ['startRun', 's_thread', { assistant_id: 'react_agent', command: { resume: { decision: 'approve' } } }],
+    ]);
+  });
+
+  test("the support agent's approvals are decided with POST /chat/resume, as before", async () => {
+    const api = recordingApi();
+    const answer = await sendDecision(api, REFUND, 'approve');
+    await sendDecision(api, { ...REFUND, graph_id: '' }, 'reject', 'no');
+    assert.deepEqual(answer, { ok: true, status: 200, body: {} });
+    assert.deepEqual(api.calls, [
+      ['resume', { run_id: 'r_alice', approval_id: 'apv_1', decision: 'approve' }],
+      ['resume', { run_id: 'r_alice', approval_id: 'apv_1', decision: 'reject', comment: 'no' }],
+    ]);
+    assert.equal(isGraphApproval(REFUND), false);
+    assert.equal(isGraphApproval(GRAPH_REFUND), true);
+  });
+
+  test("a graph's interrupt is listed with its graph, and left out without a thread to resume it on", () => {
+    assert.deepEqual(pendingApprovals({ approvals: [REFUND, GRAPH_REFUND, { ...GRAPH_REFUND, session_id: '' }] }), [
+      REFUND,
+      GRAPH_REFUND,
+    ]);
+    const doc = fakeDocument();
+    const list = doc.createElement('ol');
+    renderInbox(doc, list, [REFUND, GRAPH_REFUND]);
+    const items = list.findAll(byRole('inbox-item'));
+    assert.deepEqual(
+      items.map((item) => item.getAttribute('data-graph-id')),
+      [null, 'react_agent'],
+    );
+    assert.match(items[1].textContent, /issue_refund · graph react_agent · asked by alice/);
+    assert.doesNotMatch(items[0].textContent, /graph/);
+  });
+
+  test("a decision on a graph's interrupt reads as one on any other", () => {
+    assert.equal(
+      decisionNote(GRAPH_REFUND, 'approve', { status: 200, body: { run_id: 'r_graph', status: 'pending' } }),
+      'You approved “Refund 42.00 EUR for order A-1001 (Rain jacket)”.',
+    );
+    assert.equal(
+      decisionNote(GRAPH_REFUND, 'reject', { status: 409, body: { code: 'run_not_paused' } }),
+      '“Refund 42.00 EUR for order A-1001 (Rain jacket)” was already decided.',
     );
   });
 
