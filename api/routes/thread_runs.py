@@ -379,10 +379,12 @@ async def _join(
     stateless: bool,
 ) -> Stream:
     """The run's stream after ``last_event_id``, in the modes asked for; with none, in those the run's own requests
-    asked for (an SDK reconnecting to ``Location`` sends none, and must not get the ``values`` the run logs besides)."""
+    asked for (an SDK reconnecting to ``Location`` sends none, and must not get the ``values`` the run logs besides),
+    and its subgraphs' parts only when the run asked for them."""
     cursor = max(0, int(last_event_id)) if last_event_id else 0
     modes = [mode for mode in stream_mode or () if mode] or (record.graph.stream_modes if record.graph else [])
-    encoder = AgentProtocolStream(thread_id=thread_id, modes=modes, subgraphs=True)
+    subgraphs = record.graph.subgraphs if record.graph else True
+    encoder = AgentProtocolStream(thread_id=thread_id, modes=modes, subgraphs=subgraphs)
     slot = await open_slot(runs, principal)
     run_id = record.run_id
     return run_stream(runs, run_id, cursor, slot, encoder=encoder, headers=_locations(run_id, thread_id, stateless))

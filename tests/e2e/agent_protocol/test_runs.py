@@ -138,6 +138,18 @@ async def test_without_subgraphs_only_the_root_graphs_parts_come(sdk: LangGraphC
     assert data_of(parts, "updates")[-1] == {"write_report": {"report": REPORT}}
 
 
+async def test_a_join_sends_a_subgraphs_parts_only_when_the_run_asked_for_them(sdk: LangGraphClient) -> None:
+    thread = await sdk.threads.create()
+    modes: Any = ["updates", "custom"]
+    parts = await collect(sdk.runs.stream(thread["thread_id"], "research", input=TOPIC, stream_mode=modes))
+    run_id = parts[0].data["run_id"]
+
+    joined = await collect(sdk.runs.join_stream(thread["thread_id"], run_id, last_event_id="-1"))
+
+    assert [part.event for part in joined if "|" in part.event] == []
+    assert [(part.event, part.data) for part in joined] == [(part.event, part.data) for part in parts]
+
+
 async def test_a_stateless_wait_answers_the_final_values(sdk: LangGraphClient) -> None:
     values = await sdk.runs.wait(None, "research", input=TOPIC)
 
