@@ -1,0 +1,330 @@
+"""Issue 26: the Agent Protocol stream of this service against ``langgraph dev``, on the same firehose graph.
+
+Every server loads ``bench/graph/langgraph.json`` (``bench.graph.firehose``: a chat model that streams as
+many one-word chunks as the last message asks, with no pause) and is driven with the official
+``langgraph_sdk`` client through ``POST /threads/{id}/runs/stream`` (``stream_mode="messages-tuple"``):
+
+- throughput: ``messages`` events/s of one run of ``--tokens`` chunks, from the request to the stream's end;
+- first token: time from the request to the first ``messages`` event with text over ``--turns`` runs of 40 chunks,
+  each on a thread made before the clock starts, the servers taking turns;
+- reconnect: a run of ``--reconnect-tokens`` chunks is read to its middle and dropped (``on_disconnect=
+  "continue"``, ``stream_resumable=True``), then ``join_stream`` with the last event id seen; the time from
+  that call to its first event, median of ``--reconnects``.
+
+The servers: this service (``harness serve --config``, as it runs in production, access log included) and
+``langgraph dev --no-reload`` (PyPI ``langgraph-cli[inmem]``) in its own virtual environment under
+``~/.cache/agent-harness/peers/langgraph-dev``, made here when missing. Each runs pinned to core 0 in a
+fresh directory removed at the end; this process, the client, runs on core 1.
+
+    .venv/bin/python -m bench.agent_protocol --tokens 20000 --turns 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+from langgraph_sdk import get_client
+
+from bench.report import Section, percentile, table
+from bench.servers import Server
+from bench.system import CpuMeter, pin_client, taskset_prefix
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from langgraph_sdk.client import LangGraphClient
+
+__all__ = ("PEERS", "run")
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "bench" / "graph" / "langgraph.json"
+PEERS_DIR = Path.home() / ".cache" / "agent-harness" / "peers"
+GRAPH = "firehose"
+PEERS = ("harness", "langgraph dev", "aegra")
+LABELS = {
+    "harness": "this service (`harness serve --config`)",
+    "langgraph dev": "`langgraph dev` (langgraph-cli[inmem])",
+    "aegra": "Aegra (aegra-api, PostgreSQL)",
+}
+REQUIREMENTS = {"langgraph dev": ("langgraph-cli[inmem]",), "aegra": ("aegra-api", "greenlet")}
+"""What each peer's virtual environment installs (aegra-api 0.6 needs greenlet for SQLAlchemy's asyncio)."""
+POSTGRES = ("-h", "127.0.0.1", "-p", "5432", "-U", "postgres")
+
+
+def peer_venv(name: str) -> Path:
+    """The ``bin`` directory of the peer's own virtual environment, made with venv and pip if missing."""
+    venv = PEERS_DIR / name.replace(" ", "-")
+    if not (venv / ".installed").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *REQUIREMENTS[name]], check=True)
+        (venv / ".installed").touch()
+    return venv / "bin"
+
+
+class Peer(Server):
+    """A server under test on core 0 in a fresh directory, stopped and removed as ``bench.servers.Server`` is."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name, f"firehose (from {CONFIG.name})")
+        self.name = name
+
+    def command(self) -> tuple[list[str], dict[str, str]]:
+        if self.name == "harness":
+            harness = [str(Path(sys.executable).parent / "harness"), "serve", "--config", str(CONFIG)]
+            return [*harness, "--port", str(self.port)], {"HARNESS_DATA_DIR": str(self._data_dir)}
+        for source in CONFIG.parent.glob("*.*"):  # the peers resolve the graph's path from their working directory
+            shutil.copy(source, self._data_dir)
+        if self.name == "aegra":
+            uvicorn = [str(peer_venv(self.name) / "python"), "-m", "uvicorn", "aegra_api.main:app"]
+            database = f"postgresql://postgres@127.0.0.1:5432/{self.database}"
+            env = {"DATABASE_URL": database, "AEGRA_CONFIG": str(self._data_dir / CONFIG.name)}
+            return [*uvicorn, "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log"], env
+        dev = [str(peer_venv(self.name) / "langgraph"), "dev", "--no-browser", "--no-reload", "--config", CONFIG.name]
+        return [*dev, "--port", str(self.port)], {"LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
+
+    @property
+    def database(self) -> str:
+        """Aegra's own database, made for the run and dropped after it."""
+        return f"bench_aegra_{self.port}"
+
+    def __enter__(self) -> Peer:
+        argv, env = self.command()
+        if self.name == "aegra":
+            subprocess.run(["createdb", *POSTGRES, self.database], check=True)
+        with (self._data_dir / "server.log").open("wb") as log:
+            self._process = subprocess.Popen(
+                [*taskset_prefix(), *argv],
+                cwd=self._data_dir,
+                env={**os.environ, **env},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            self._graph_served()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _graph_served(self) -> None:
+        """Wait until the server lists the firehose graph (both answer ``POST /assistants/search``)."""
+        url = f"http://127.0.0.1:{self.port}/assistants/search"
+        for _ in range(900):
+            if self.returncode() is not None:
+                log = (self._data_dir / "server.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"{self.name} exited with {self.returncode()}:\n{log}")
+            with contextlib.suppress(httpx.TransportError, httpx.HTTPStatusError):
+                found = httpx.post(url, json={"graph_id": GRAPH}, timeout=2).raise_for_status().json()
+                if found:
+                    return
+            time.sleep(0.2)
+        raise RuntimeError(f"{self.name} did not serve {GRAPH!r} in 180 s")
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        try:
+            super().__exit__(kind, error, tb)
+        finally:
+            if self.name == "aegra":
+                subprocess.run(["dropdb", *POSTGRES, "--if-exists", "--force", self.database], check=False)
+
+    def returncode(self) -> int | None:
+        return None if self._process is None else self._process.poll()
+
+
+@dataclass
+class Streamed:
+    """What one run's stream brought: ``messages`` events, when the first with text came, the last event id."""
+
+    messages: int = 0
+    first_at: float | None = None
+    last_id: str | None = None
+    run_id: str | None = None
+
+
+async def stream_run(
+    client: LangGraphClient, thread_id: str, tokens: int, *, stop_after: int | None = None
+) -> Streamed:
+    """One run of ``tokens`` chunks; with ``stop_after``, the stream is dropped after that many messages."""
+    seen = Streamed()
+    parts = client.runs.stream(
+        thread_id,
+        GRAPH,
+        input={"messages": [{"role": "user", "content": str(tokens)}]},
+        stream_mode="messages-tuple",
+        on_disconnect="continue",
+        stream_resumable=True,
+    )
+    async with contextlib.aclosing(parts):
+        async for part in parts:
+            if part.event == "metadata":
+                seen.run_id = part.data["run_id"]
+            elif part.event == "messages":
+                seen.messages += 1
+                if seen.first_at is None and part.data[0].get("content"):
+                    seen.first_at = time.perf_counter()
+            seen.last_id = part.id or seen.last_id
+            if stop_after is not None and seen.messages >= stop_after:
+                break
+    return seen
+
+
+async def thread(client: LangGraphClient) -> str:
+    made = await client.threads.create()
+    return str(made["thread_id"])
+
+
+async def throughput(client: LangGraphClient, server: Peer, tokens: int) -> tuple[float, float, float]:
+    """``messages`` events/s of one run, and the server's and this client's CPU time meanwhile, each as a
+    share of its core (a client near 100% means the figure is the client's)."""
+    await stream_run(client, await thread(client), 100)  # warm-up
+    thread_id = await thread(client)
+    meter = CpuMeter(server.pid)
+    meter.start()
+    client_cpu = time.process_time()
+    started = time.perf_counter()
+    seen = await stream_run(client, thread_id, tokens)
+    elapsed = time.perf_counter() - started
+    cpu, wall = meter.stop()
+    client_cpu = time.process_time() - client_cpu
+    if seen.messages < tokens:
+        raise RuntimeError(f"{seen.messages} messages events, not {tokens}")
+    return seen.messages / elapsed, cpu / wall, client_cpu / elapsed
+
+
+async def first_token_ms(client: LangGraphClient, tokens: int = 40) -> float:
+    thread_id = await thread(client)
+    started = time.perf_counter()
+    seen = await stream_run(client, thread_id, tokens)
+    if seen.first_at is None:
+        raise RuntimeError("no messages event")
+    return (seen.first_at - started) * 1000
+
+
+async def reconnect_ms(client: LangGraphClient, tokens: int) -> tuple[float | None, int, bool]:
+    """Milliseconds from ``join_stream(last_event_id=...)`` at mid-run to its first ``messages`` event (None
+    when it sent none), how many it sent, and whether the run was still running when it was called."""
+    thread_id = await thread(client)
+    dropped = await stream_run(client, thread_id, tokens, stop_after=tokens // 2)
+    assert dropped.run_id is not None
+    status = (await client.runs.get(thread_id, dropped.run_id))["status"]
+    started = time.perf_counter()
+    first: float | None = None
+    count = 0
+    parts = client.runs.join_stream(
+        thread_id, dropped.run_id, last_event_id=dropped.last_id, stream_mode="messages-tuple"
+    )
+    async with contextlib.aclosing(parts):
+        async for part in parts:
+            if part.event == "messages":
+                first = first or time.perf_counter()
+                count += 1
+    return None if first is None else (first - started) * 1000, count, status == "running"
+
+
+@dataclass
+class Figures:
+    rate: float = 0.0
+    cpu_share: float = 0.0
+    client_share: float = 0.0
+    first_token: list[float] = field(default_factory=list)
+    reconnects: list[float] = field(default_factory=list)
+    resumed: list[int] = field(default_factory=list)
+    running: int = 0
+
+
+async def measure(
+    servers: dict[str, Peer], tokens: int, turns: int, reconnect_tokens: int, reconnects: int
+) -> dict[str, Figures]:
+    clients = {name: get_client(url=f"http://127.0.0.1:{server.port}") for name, server in servers.items()}
+    figures = {name: Figures() for name in servers}
+    for name, client in clients.items():
+        print(f"throughput: {name}", flush=True)
+        figures[name].rate, figures[name].cpu_share, figures[name].client_share = await throughput(
+            client, servers[name], tokens
+        )
+    for _ in range(10):  # warm-up
+        for client in clients.values():
+            await first_token_ms(client)
+    for _ in range(turns):
+        for name, client in clients.items():
+            figures[name].first_token.append(await first_token_ms(client))
+    for _ in range(reconnects):
+        for name, client in clients.items():
+            ms, count, running = await reconnect_ms(client, reconnect_tokens)
+            if ms is not None:
+                figures[name].reconnects.append(ms)
+            figures[name].resumed.append(count)
+            figures[name].running += running
+    return figures
+
+
+def run(tokens: int = 20_000, turns: int = 100, reconnect_tokens: int = 2_000, reconnects: int = 10) -> Section:
+    for name in PEERS[1:]:
+        peer_venv(name)
+    with ExitStack() as stack:
+        servers = {name: stack.enter_context(Peer(name)) for name in PEERS}
+        figures = asyncio.run(measure(servers, tokens, turns, reconnect_tokens, reconnects))
+    rows = [
+        (
+            LABELS[name],
+            f"{f.rate:,.0f}",
+            f"{100 * f.cpu_share:.0f}% / {100 * f.client_share:.0f}%",
+            f"{percentile(f.first_token, 50):.1f}",
+            f"{percentile(f.first_token, 99):.1f}",
+            f"{percentile(f.reconnects, 50):.1f}" if f.reconnects else "none resumed",
+            f"{max(f.reconnects):.1f}" if f.reconnects else "-",
+            f"{min(f.resumed):,}-{max(f.resumed):,}",
+            f"{f.running}/{reconnects}",
+        )
+        for name, f in figures.items()
+    ]
+    header = (
+        "server",
+        f"events/s ({tokens:,} tokens)",
+        "CPU server / client",
+        "first token p50 (ms)",
+        "p99 (ms)",
+        "reconnect p50 (ms)",
+        "max (ms)",
+        "events after rejoin",
+        "run still running",
+    )
+    return Section(
+        title="Agent Protocol stream: this service against `langgraph dev`",
+        intro=(
+            f"`messages-tuple` over `POST /threads/{{id}}/runs/stream` with `langgraph_sdk`; first token over {turns} "
+            f"runs of 40 tokens; reconnect: `join_stream` with `last_event_id` at the middle of a {reconnect_tokens:,}"
+            f"-token run, {reconnects} times."
+        ),
+        tables=[table(header, rows)],
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tokens", type=int, default=20_000)
+    parser.add_argument("--turns", type=int, default=100)
+    parser.add_argument("--reconnect-tokens", type=int, default=2_000)
+    parser.add_argument("--reconnects", type=int, default=10)
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    pin_client()
+    print(run(args.tokens, args.turns, args.reconnect_tokens, args.reconnects).markdown())
+
+
+if __name__ == "__main__":
+    main()
