@@ -21,7 +21,7 @@ from api.graph_registry import open_graphs
 from api.openapi import TAGS, ContractJsonPlugin
 from api.request_checks import body_checks, cors_response_headers, site_checks
 from api.routes.agui import ag_ui
-from api.routes.allow import allow
+from api.routes.allow import options_for
 from api.routes.approvals import list_approvals
 from api.routes.assistants import get_assistant, get_assistant_graph, get_assistant_schemas, search_assistants
 from api.routes.health import healthz
@@ -72,9 +72,6 @@ _TURN_PATHS = frozenset({"/chat", "/chat/resume", "/ag-ui", "/runs", "/runs/stre
 _THREAD_RUN = re.compile(r"^/threads/[^/]+(/runs(/stream|/wait)?)$")
 """A run started on a thread counts as a turn; its path's tail is what ``_TURN_PATHS`` names."""
 AGENT_PROTOCOL_ROUTES = (
-    allow("/threads/{thread_id:str}", "GET", "DELETE"),
-    allow("/threads/{thread_id:str}/state", "GET", "POST"),
-    allow("/threads/{thread_id:str}/runs", "GET", "POST"),
     search_assistants,
     get_assistant,
     get_assistant_graph,
@@ -166,6 +163,7 @@ def create_app(
             healthz,
             index,
             spa_asset,
+            *options_for(AGENT_PROTOCOL_ROUTES),
             *AGENT_PROTOCOL_ROUTES,
         ],
         dependencies={
