@@ -64,6 +64,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     graphs_config: Path | None = None
     """A ``langgraph.json`` whose graphs are served beside the support agent (``HARNESS_CONFIG``; ``harness serve
     --config``)."""
+    metrics_token: str | None = None
+    """The bearer token ``GET /metrics`` asks for (``HARNESS_METRICS_TOKEN``); unset: the route answers whoever
+    may call the service (anyone with identity off, a valid identity token with it on; docs/adr/0024)."""
     auth: AuthConfig = msgspec.field(default_factory=AuthConfig)
     """Identity: off by default (one user, no login); see ``AuthConfig``."""
     agent: AgentConfig = msgspec.field(default_factory=AgentConfig)
@@ -125,6 +128,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             purge_interval_s=purge_interval_s,
             purge_batch=purge_batch or 200,
             graphs_config=_optional_path(env, "HARNESS_CONFIG"),
+            metrics_token=(env.get("HARNESS_METRICS_TOKEN") or "").strip() or None,
             auth=AuthConfig.from_env(env),
             agent=agent,
         )
