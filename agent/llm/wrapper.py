@@ -1,0 +1,32 @@
+"""The common part of a client that wraps another (the cache, the concurrency limit, the traces)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.llm.protocol import LLMClient
+
+__all__ = ("LLMWrapper", "provider_of")
+
+
+def provider_of(client: LLMClient) -> str:
+    """The provider name a client gives itself (every client of ``agent.llm`` has one), else its class."""
+    return str(getattr(client, "provider", type(client).__name__))
+
+
+class LLMWrapper:
+    """``inner``'s model and provider, and its connections closed when this is."""
+
+    def __init__(self, inner: LLMClient) -> None:
+        self.inner = inner
+        self.provider = provider_of(inner)
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()
