@@ -18,6 +18,7 @@ from api.auth import ANONYMOUS, Principal
 from api.auth.identity import Identity
 from api.exception_handlers import EXCEPTION_HANDLERS
 from api.graph_registry import open_graphs
+from api.metrics import Metrics, metrics_route
 from api.openapi import TAGS, ContractJsonPlugin
 from api.request_checks import body_checks, cors_response_headers, site_checks
 from api.routes.agui import ag_ui
@@ -110,6 +111,7 @@ def create_app(
     settings = settings or Settings.from_env()
     clock = clock or SystemClock()
     ids = ids or RandomIds()
+    metrics = Metrics(clock)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -118,7 +120,11 @@ def create_app(
             open_run_stores(settings, agent.stores) as (log, cluster),
         ):
             graphs = await open_graphs(settings, agent)
-            runs = RunRegistry(agent, log, settings, clock=clock, ids=ids, graphs=graphs, cluster=cluster)
+            metered = metrics.meter_log(log, store="redis" if settings.shared else "sqlite")
+            runs = RunRegistry(
+                agent, metered, settings, clock=clock, ids=ids, graphs=graphs, cluster=metrics.meter_cluster(cluster)
+            )
+            metrics.watch(runs)
             await runs.open()
             app.state.runs = runs
             app.state.erasure = runs.erasure
@@ -129,7 +135,8 @@ def create_app(
                 await runs.close()
 
     identity = Identity(settings.auth) if settings.auth.enabled else None
-    middleware: list[Any] = site_checks(hosts_allowed=settings.hosts_allowed, cors_origins=settings.cors_origins)
+    middleware: list[Any] = [metrics.middleware()]
+    middleware += site_checks(hosts_allowed=settings.hosts_allowed, cors_origins=settings.cors_origins)
     if identity is not None:
         middleware.append(identity.middleware())
     middleware += body_checks()
@@ -161,6 +168,7 @@ def create_app(
             delete_session,
             get_document,
             healthz,
+            metrics_route(settings.metrics_token),
             index,
             spa_asset,
             *options_for(AGENT_PROTOCOL_ROUTES),
@@ -178,7 +186,7 @@ def create_app(
             "SessionErasure": SessionErasure,
             "KnowledgeIndex": KnowledgeIndex,
         },
-        state=State({"identity": settings.auth.enabled, "auth": identity}),
+        state=State({"identity": settings.auth.enabled, "auth": identity, "metrics": metrics}),
         stores=stores,
         lifespan=[lifespan] if identity is None else [lifespan, identity.watching],
         exception_handlers=EXCEPTION_HANDLERS,

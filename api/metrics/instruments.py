@@ -1,0 +1,148 @@
+"""Every metric the service exposes, made on the registry of one app: tests start many apps in one process, and
+an instance's figures must never be another's (so never prometheus-client's global default registry).
+
+Labels are bounded sets (event types, outcomes, stores and their operations, route templates, model names
+from the configuration, guardrail layers and reason codes); no run, session or subject id is ever a label.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.metrics_core import Metric
+
+__all__ = ("EventCounts", "Instruments")
+
+FAST_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+"""Store round trips and commits: sub-millisecond on SQLite, a few milliseconds on Redis and PostgreSQL."""
+TURN_S = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+"""First tokens and whole turns: model calls, from tens of milliseconds to minutes."""
+
+
+class EventCounts:
+    """Events appended, by type: plain integers on the hot path (an event costs a dict update, not a lock), read
+    as a counter family when scraped."""
+
+    def __init__(self) -> None:
+        self.appended: dict[str, int] = {}
+
+    def collect(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(
+            "harness_events_appended", "Events appended to the run event log, by event type.", labels=["type"]
+        )
+        for kind, count in sorted(self.appended.items()):
+            family.add_metric([kind], count)
+        yield family
+
+
+class Instruments:
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.events = EventCounts()
+        registry.register(self.events)
+        self.runs_running = Gauge("harness_runs_running", "Runs executing on this instance now.", registry=registry)
+        self.runs_waiting = Gauge(
+            "harness_runs_waiting",
+            "Runs paused for a human, in the whole service's store (every instance reports the same figure).",
+            registry=registry,
+        )
+        self.approvals_pending = Gauge(
+            "harness_approvals_pending",
+            "Paused runs waiting for an approval decision, in the whole service's store.",
+            registry=registry,
+        )
+        self.approval_oldest_age = Gauge(
+            "harness_approvals_pending_oldest_age_seconds",
+            "How long the oldest pending approval has waited (0 when none waits).",
+            registry=registry,
+        )
+        self.streams_open = Gauge(
+            "harness_streams_open", "Event streams (SSE responses) open on this instance now.", registry=registry
+        )
+        self.events_replayed = Counter(
+            "harness_events_replayed", "Events read back from the event log for a stream.", registry=registry
+        )
+        self.event_commit = Histogram(
+            "harness_event_commit_seconds",
+            "From an event's append to its commit (durable, so it may be sent): per run and commit, the wait of "
+            "the oldest event it commits.",
+            buckets=FAST_S,
+            registry=registry,
+        )
+        self.turns = Counter(
+            "harness_turns",
+            "Turns (a run's start or resume until it pauses or ends) by outcome.",
+            ["outcome"],
+            registry=registry,
+        )
+        self.turn_duration = Histogram(
+            "harness_turn_duration_seconds",
+            "Turn duration by outcome.",
+            ["outcome"],
+            buckets=TURN_S,
+            registry=registry,
+        )
+        self.first_token = Histogram(
+            "harness_first_token_seconds",
+            "From a turn's start to its first model token being appended, by the turn's outcome.",
+            ["outcome"],
+            buckets=TURN_S,
+            registry=registry,
+        )
+        self.run_errors = Counter(
+            "harness_run_errors", "Runs ended by an error event, by its code.", ["code"], registry=registry
+        )
+        self.model_tokens = Counter(
+            "harness_model_tokens",
+            "Model tokens, by model and direction (input, output).",
+            ["model", "direction"],
+            registry=registry,
+        )
+        self.model_cost = Counter(
+            "harness_model_cost_usd",
+            "Model cost in US dollars (models with a known price), by model.",
+            ["model"],
+            registry=registry,
+        )
+        self.guardrail_decisions = Counter(
+            "harness_guardrail_decisions",
+            "Guardrail decisions by layer (input, output), decision and reason code.",
+            ["layer", "decision", "reason"],
+            registry=registry,
+        )
+        self.leases_lost = Counter(
+            "harness_leases_lost",
+            "Runs this instance stopped executing because another instance took them over (its lease ran out).",
+            registry=registry,
+        )
+        self.store_errors = Counter(
+            "harness_store_errors",
+            "Store operations that failed, by store and operation.",
+            ["store", "operation"],
+            registry=registry,
+        )
+        self.store_latency = Histogram(
+            "harness_store_operation_seconds",
+            "Awaited store operations, by store and operation.",
+            ["store", "operation"],
+            buckets=FAST_S,
+            registry=registry,
+        )
+        self.rate_limited = Counter(
+            "harness_rate_limit_refusals",
+            "Requests refused with 429, by limit (turns_per_minute, streams_per_subject).",
+            ["limit"],
+            registry=registry,
+        )
+        self.http_requests = Counter(
+            "harness_http_requests",
+            "HTTP requests answered, by method, route template and status.",
+            ["method", "route", "status"],
+            registry=registry,
+        )
