@@ -1,17 +1,20 @@
-"""The eval dataset: one JSON object per line, each a case of one or more turns with what they should do.
+"""The eval datasets: JSONL (one case a line) or YAML (a list of cases), validated whole before anything runs.
 
-The Structs are the schema (docs/evaluation.md describes it for people); decoding a line validates it, and
-``load_dataset`` names the file and line of every bad case at once so a dataset can be fixed in one pass.
+Two kinds of case: the support agent's (``turns`` of messages and approvals, the Structs below) and any
+registered graph's (``agent.evaluation.graph_cases``: ``input`` or ``messages``, ``resume``, ``expect``).
+The Structs are the schema (docs/evaluation.md describes it for people); every bad case is named at once,
+with its place in the file, its id and the field, so a dataset can be fixed in one pass.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import msgspec
 
 from agent.errors import AgentError
+from agent.evaluation.graph_cases import GraphCase, check_case
 from agent.guardrails import RefusalReason
 from contracts import AnswerKind, TurnStatus
 
@@ -29,7 +32,10 @@ __all__ = (
     "ExpectedAction",
     "RefusalReason",
     "Turn",
+    "is_support_dataset",
     "load_dataset",
+    "load_graph_dataset",
+    "read_entries",
     "resolve_dataset",
 )
 
@@ -125,42 +131,109 @@ class Case(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
                 raise ValueError(f"turn {index + 1} must resume (approve or reject) the pause of the turn before it")
 
 
+_C = TypeVar("_C", "Case", GraphCase)
+
+
 def resolve_dataset(name_or_path: str) -> Path:
     """A bundled part by name (``dev``, ``heldout``), or any other value as a path."""
     return BUNDLED_DATASETS.get(name_or_path, Path(name_or_path))
 
 
 def load_dataset(path: Path, *, known_doc_ids: Collection[str] | None = None) -> list[Case]:
-    """Every case of the JSONL file at ``path``; blank lines are skipped.
+    """Every support-agent case of the dataset at ``path`` (JSONL, or YAML for ``.yaml``/``.yml``).
 
     ``known_doc_ids`` (the corpus) catches a misspelt expected document, which would otherwise only show as
     a retrieval miss.
     """
+    cases, problems = _convert_all(path, Case)
+    if known_doc_ids is not None:
+        for where, case in cases:
+            unknown = sorted({d for t in case.turns for d in t.expect.doc_ids} - set(known_doc_ids))
+            if unknown:
+                problems.append(f"{where}: case {case.id!r}: expects unknown document(s) {', '.join(unknown)}")
+    return _usable(path, cases, problems)
+
+
+def load_graph_dataset(path: Path) -> list[GraphCase]:
+    """Every case of a dataset for any registered graph (JSONL or YAML), each checked beyond its shape."""
+    cases, problems = _convert_all(path, GraphCase)
+    for where, case in cases:
+        problems += [f"{where}: case {case.id!r}: {problem}" for problem in check_case(case)]
+    return _usable(path, cases, problems)
+
+
+def is_support_dataset(path: Path) -> bool:
+    """Whether the dataset's cases are the support agent's (they have ``turns``), not any graph's."""
+    entries, _ = read_entries(path)
+    return bool(entries) and isinstance(entries[0][1], dict) and "turns" in entries[0][1]
+
+
+def read_entries(path: Path) -> tuple[list[tuple[str, Any]], list[str]]:
+    """The raw cases of a JSONL or YAML dataset, each with where it is (``file:line``, ``file#index``), and
+    the lines that are not JSON."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise DatasetError(f"cannot read the dataset {path}: {exc.strerror or exc}") from None
-    cases: list[Case] = []
+    if path.suffix in (".yaml", ".yml"):
+        return _yaml_entries(path, text)
+    entries: list[tuple[str, Any]] = []
     problems: list[str] = []
-    seen: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            case = msgspec.json.decode(line, type=Case)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            problems.append(f"{path}:{number}: {exc}")
+            entries.append((f"{path}:{number}", msgspec.json.decode(line)))
+        except msgspec.DecodeError as exc:
+            problems.append(f"{path}:{number}: not JSON: {exc}")
+    return entries, problems
+
+
+def _yaml_entries(path: Path, text: str) -> tuple[list[tuple[str, Any]], list[str]]:
+    import yaml
+
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise DatasetError(f"invalid dataset:\n  {path}: not YAML: {exc}") from None
+    if isinstance(document, dict) and "cases" in document:
+        document = document["cases"]
+    if not isinstance(document, list):
+        raise DatasetError(f"invalid dataset:\n  {path}: a YAML dataset is a list of cases (or a mapping with 'cases')")
+    return [(f"{path}#{index + 1}", entry) for index, entry in enumerate(document)], []
+
+
+def _convert_all(path: Path, kind: type[_C]) -> tuple[list[tuple[str, _C]], list[str]]:
+    cases: list[tuple[str, _C]] = []
+    entries, problems = read_entries(path)
+    seen: dict[str, str] = {}
+    for where, entry in entries:
+        case_id = entry.get("id") if isinstance(entry, dict) else None
+        named = f"case {case_id!r}" if isinstance(case_id, str) else "a case without an id"
+        try:
+            case = msgspec.convert(entry, type=kind)
+        except msgspec.ValidationError as exc:
+            problems.append(f"{where}: {named}: {_field_first(str(exc))}")
             continue
         if case.id in seen:
-            problems.append(f"{path}:{number}: case id {case.id!r} is already used on line {seen[case.id]}")
-        seen.setdefault(case.id, number)
-        if known_doc_ids is not None:
-            unknown = sorted({d for t in case.turns for d in t.expect.doc_ids} - set(known_doc_ids))
-            if unknown:
-                problems.append(f"{path}:{number}: case {case.id!r} expects unknown document(s) {', '.join(unknown)}")
-        cases.append(case)
+            problems.append(f"{where}: case {case.id!r}: id is already used at {seen[case.id]}")
+        seen.setdefault(case.id, where)
+        cases.append((where, case))
+    return cases, problems
+
+
+def _field_first(message: str) -> str:
+    """msgspec's ``Expected int, got str - at `$.expect.tokens``` as ``expect.tokens: Expected int, got str``."""
+    said, _, at = message.rpartition(" - at `")
+    if not said:
+        return message
+    field = at.rstrip("`").removeprefix("$").removeprefix(".") or "(the case)"
+    return f"{field}: {said}"
+
+
+def _usable(path: Path, cases: list[tuple[str, _C]], problems: list[str]) -> list[_C]:
     if problems:
         raise DatasetError("invalid dataset:\n  " + "\n  ".join(problems))
     if not cases:
         raise DatasetError(f"the dataset {path} has no cases")
-    return cases
+    return [case for _, case in cases]

@@ -7,7 +7,9 @@ Within one ``schema_version`` fields are only ever added; removing or changing o
 from __future__ import annotations
 
 import hashlib
+import subprocess
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -15,11 +17,13 @@ import msgspec
 from agent.clock import format_timestamp
 from agent.errors import AgentError
 from agent.evaluation.metrics import Metrics, compute_metrics
+from agent.evaluation.records import GraphRecord
 from agent.evaluation.results import CaseResult
+from agent.evaluation.statistics import DEFAULT_RESAMPLES, DEFAULT_SEED, Estimate
+from agent.evaluation.summary import CaseScores, graph_summary, support_summary
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from pathlib import Path
 
     from agent.evaluation.runner import EvalRun
 
@@ -29,13 +33,16 @@ __all__ = (
     "ProviderReport",
     "Report",
     "ReportError",
+    "RunInfo",
     "build_report",
     "dataset_info",
     "encode_report",
     "load_report",
 )
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
+"""2: ``run``, ``cases`` (per epoch scores) and ``metrics`` (estimates with ``stderr`` and ``ci95``) at the top,
+and a graph's ``records``; 1 had only ``runs``."""
 
 
 class ReportError(AgentError, ValueError):
@@ -60,12 +67,44 @@ class ProviderReport(msgspec.Struct, kw_only=True):
     duration_s: float
     concurrency: int
     metrics: Metrics
+    """The support agent's metrics over every case and epoch (all empty for another graph's run)."""
     cases: list[CaseResult]
+    """The support agent's cases, one per epoch (empty for another graph's run)."""
+    epochs: int = 1
+    estimates: dict[str, Estimate] = msgspec.field(default_factory=dict)
+    """Every metric with its standard error and 95% interval, by name."""
+    case_scores: list[CaseScores] = msgspec.field(default_factory=list)
+    """Every case over its epochs."""
+    records: list[GraphRecord] = msgspec.field(default_factory=list)
+    """Another graph's cases, one per epoch: trajectory, tool calls, interrupts, checks."""
+
+
+class RunInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """What ran: enough to reproduce it."""
+
+    graph: str
+    """The registered graph's id (``support`` for the support agent)."""
+    dataset: str
+    """The dataset's name (its file's stem); ``report.dataset`` has its path and hash."""
+    provider: str
+    model: str | None
+    epochs: int
+    seed: int
+    """Of the bootstrap's draws."""
+    resamples: int
+    git_commit: str | None
+    """The working tree's commit, when it is a git checkout."""
+    config: str | None = None
+    """The ``langgraph.json`` the graph was loaded from."""
 
 
 class Report(msgspec.Struct, kw_only=True):
     schema_version: int
     generated_at: str
+    run: RunInfo
+    """The first provider's run, the one ``cases`` and ``metrics`` describe."""
+    cases: list[CaseScores]
+    metrics: dict[str, Estimate]
     dataset: DatasetInfo
     runs: list[ProviderReport]
 
@@ -76,24 +115,68 @@ def dataset_info(path: Path, cases: int) -> DatasetInfo:
     )
 
 
-def build_report(dataset: DatasetInfo, runs: Sequence[EvalRun]) -> Report:
+def build_report(
+    dataset: DatasetInfo,
+    runs: Sequence[EvalRun],
+    *,
+    graph: str = "support",
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
+    config: str | None = None,
+) -> Report:
+    providers = [_provider_report(run, seed=seed, resamples=resamples) for run in runs]
+    first = providers[0]
     return Report(
         schema_version=REPORT_SCHEMA_VERSION,
         generated_at=format_timestamp(time.time_ns()),
+        run=RunInfo(
+            graph=graph,
+            dataset=dataset.name,
+            provider=first.provider,
+            model=first.model,
+            epochs=first.epochs,
+            seed=seed,
+            resamples=resamples,
+            git_commit=git_commit(),
+            config=config,
+        ),
+        cases=first.case_scores,
+        metrics=first.estimates,
         dataset=dataset,
-        runs=[
-            ProviderReport(
-                provider=run.provider,
-                model=run.model,
-                started_at=run.started_at,
-                duration_s=run.duration_s,
-                concurrency=run.concurrency,
-                metrics=compute_metrics(run.cases, k=run.retrieval_k),
-                cases=run.cases,
-            )
-            for run in runs
-        ],
+        runs=providers,
     )
+
+
+def _provider_report(run: EvalRun, *, seed: int, resamples: int) -> ProviderReport:
+    if run.records:
+        case_scores, estimates = graph_summary(run.records, resamples=resamples, seed=seed)
+    else:
+        case_scores, estimates = support_summary(run.cases, k=run.retrieval_k, resamples=resamples, seed=seed)
+    return ProviderReport(
+        provider=run.provider,
+        model=run.model,
+        started_at=run.started_at,
+        duration_s=run.duration_s,
+        concurrency=run.concurrency,
+        metrics=compute_metrics(run.cases, k=run.retrieval_k),
+        cases=run.cases,
+        epochs=run.epochs,
+        estimates=estimates,
+        case_scores=case_scores,
+        records=run.records,
+    )
+
+
+def git_commit() -> str | None:
+    """The commit of the checkout this code runs from, or ``None`` outside one (an installed wheel)."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
 
 
 def encode_report(report: Report) -> bytes:

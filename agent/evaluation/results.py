@@ -67,6 +67,8 @@ class TurnResult(msgspec.Struct, kw_only=True):
 
 class CaseResult(msgspec.Struct, kw_only=True):
     id: str
+    epoch: int = 1
+    """Which repetition of the case this is (``--epochs``), from 1."""
     category: CaseCategory
     passed: bool
     """Every turn met every expectation."""
@@ -80,11 +82,14 @@ class CaseResult(msgspec.Struct, kw_only=True):
     turns: list[TurnResult]
 
     @classmethod
-    def of(cls, *, id: str, category: CaseCategory, known_issue: str | None, turns: list[TurnResult]) -> CaseResult:
+    def of(
+        cls, *, id: str, category: CaseCategory, known_issue: str | None, turns: list[TurnResult], epoch: int = 1
+    ) -> CaseResult:
         ran = [turn for turn in turns if turn.status not in ("error", "skipped")]
         costs = [turn.cost_usd for turn in ran]
         return cls(
             id=id,
+            epoch=epoch,
             category=category,
             passed=all(not turn.failures for turn in turns),
             known_issue=known_issue,

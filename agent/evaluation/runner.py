@@ -19,6 +19,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from agent.clock import format_timestamp
 from agent.evaluation.checks import turn_failures
+from agent.evaluation.records import GraphRecord
 from agent.evaluation.results import CaseResult, ProposedAction, TurnResult
 from agent.evaluation.spans import read_turn_spans
 from agent.llm.factory import create_llm_client
@@ -48,6 +49,10 @@ class EvalRun(msgspec.Struct, kw_only=True):
     concurrency: int
     retrieval_k: int
     cases: list[CaseResult]
+    """The support agent's results, one per case and epoch, in dataset order."""
+    epochs: int = 1
+    records: list[GraphRecord] = msgspec.field(default_factory=list)
+    """Another graph's results (``agent.evaluation.graph_runner``), one per case and epoch."""
 
 
 async def run_dataset(
@@ -55,30 +60,40 @@ async def run_dataset(
     config: AgentConfig,
     *,
     concurrency: int = 8,
+    epochs: int = 1,
+    done: Sequence[CaseResult] = (),
     on_case_done: Callable[[CaseResult], None] | None = None,
 ) -> EvalRun:
-    """Every case through the graph, at most ``concurrency`` at a time; results in dataset order.
+    """Every case ``epochs`` times through the graph, at most ``concurrency`` at a time; results in dataset
+    order, epochs in order. ``done``: results of an interrupted run (``--resume``), not run again.
 
     The model client is created once up front so that a provider that cannot be configured fails the run
     at once (``ConfigError``) instead of turning every case into an error.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    if epochs < 1:
+        raise ValueError(f"epochs must be at least 1, got {epochs}")
     await check_provider(config)
     gate = asyncio.Semaphore(concurrency)
     started_ns, started = time.time_ns(), time.perf_counter()
+    finished = {(r.id, r.epoch): r for r in done}
+    order = {case.id: index for index, case in enumerate(cases)}
 
     with tempfile.TemporaryDirectory(prefix="harness-eval-") as root:
 
-        async def one(case: Case) -> CaseResult:
+        async def one(case: Case, epoch: int) -> CaseResult:
             async with gate:
-                case_config = msgspec.structs.replace(config, data_dir=Path(root) / case.id)
-                result = await run_case(case, case_config)
+                case_config = msgspec.structs.replace(config, data_dir=Path(root) / case.id / str(epoch))
+                result = await run_case(case, case_config, epoch=epoch)
             if on_case_done is not None:
                 on_case_done(result)
             return result
 
-        results = await asyncio.gather(*(one(case) for case in cases))
+        todo = [(c, e) for c in cases for e in range(1, epochs + 1) if (c.id, e) not in finished]
+        fresh = await asyncio.gather(*(one(case, epoch) for case, epoch in todo))
+    kept = [r for key, r in finished.items() if key[0] in order and key[1] <= epochs]
+    results = sorted([*kept, *fresh], key=lambda r: (order[r.id], r.epoch))
 
     model = next((t.model for r in results for t in r.turns if t.model), None)
     return EvalRun(
@@ -88,11 +103,12 @@ async def run_dataset(
         duration_s=round(time.perf_counter() - started, 3),
         concurrency=concurrency,
         retrieval_k=config.retrieval_k,
-        cases=list(results),
+        cases=results,
+        epochs=epochs,
     )
 
 
-async def run_case(case: Case, config: AgentConfig) -> CaseResult:
+async def run_case(case: Case, config: AgentConfig, *, epoch: int = 1) -> CaseResult:
     """The case's turns, in order, in one session of an agent opened on ``config.data_dir``."""
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
@@ -117,7 +133,7 @@ async def run_case(case: Case, config: AgentConfig) -> CaseResult:
         provider.shutdown()
     for result in turns:
         result.failures = turn_failures(result)
-    return CaseResult.of(id=case.id, category=case.category, known_issue=case.known_issue, turns=turns)
+    return CaseResult.of(id=case.id, category=case.category, known_issue=case.known_issue, turns=turns, epoch=epoch)
 
 
 async def _run_turn(

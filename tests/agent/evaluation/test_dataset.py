@@ -101,15 +101,18 @@ def message_turn(**expect: Any) -> dict[str, Any]:
     [
         (
             {"id": "x", "category": "answerable", "turns": [{"mesage": "hi", "expect": {"status": "completed"}}]},
-            "unknown field `mesage` - at `$.turns[0]`",
+            "turns[0]: Object contains unknown field `mesage`",
         ),
         ({"id": "x", "category": "answerable", "turns": [{"message": "hi"}]}, "missing required field `expect`"),
         ({"id": "x", "category": "answerable", "turns": [message_turn(status="done")]}, "Invalid enum value 'done'"),
         (
             {"id": "x", "category": "chitchat", "turns": [message_turn()]},
-            "Invalid enum value 'chitchat' - at `$.category`",
+            "case 'x': category: Invalid enum value 'chitchat'",
         ),
-        ({"id": "Bad Id", "category": "answerable", "turns": [message_turn()]}, "at `$.id`"),
+        (
+            {"id": "Bad Id", "category": "answerable", "turns": [message_turn()]},
+            "case 'Bad Id': id: Expected `str` matching regex",
+        ),
         ({"id": "x", "category": "answerable", "turns": []}, "length >= 1"),
         (
             {
@@ -137,11 +140,11 @@ def message_turn(**expect: Any) -> dict[str, Any]:
         ),
         (
             {"id": "x", "category": "answerable", "turns": [message_turn(doc_ids=["kb-pasword-reset"])]},
-            "case 'x' expects unknown document(s) kb-pasword-reset",
+            "case 'x': expects unknown document(s) kb-pasword-reset",
         ),
         (
             {"id": "reset", "category": "answerable", "turns": [message_turn()]},
-            "case id 'reset' is already used on line 1",
+            "case 'reset': id is already used at ",
         ),
     ],
 )

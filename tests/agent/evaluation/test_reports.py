@@ -71,8 +71,17 @@ def test_report_json_round_trips_and_names_its_schema_version(tmp_path: Path) ->
     loaded = load_report(files.json)
     assert loaded == report
     raw = msgspec.json.decode(files.json.read_bytes())
-    assert raw["schema_version"] == REPORT_SCHEMA_VERSION == 1
-    assert list(raw) == ["schema_version", "generated_at", "dataset", "runs"]
+    assert raw["schema_version"] == REPORT_SCHEMA_VERSION == 2
+    assert list(raw) == ["schema_version", "generated_at", "run", "cases", "metrics", "dataset", "runs"]
+    assert raw["run"]["graph"] == "support"
+    assert raw["run"]["epochs"] == 1
+    assert [case["id"] for case in raw["cases"]] == [case["id"] for case in raw["runs"][0]["cases"]]
+    assert raw["cases"][1]["passed"] is False
+    assert raw["cases"][1]["epochs_passed"] == 0
+    assert raw["cases"][1]["epochs"] == 1
+    assert raw["cases"][1]["scores"]["passed"] == [0.0]
+    assert set(raw["metrics"]["outcome_accuracy"]) == {"value", "stderr", "ci95", "n"}
+    assert raw["metrics"]["outcome_accuracy"]["value"] == 0.5
     assert raw["dataset"]["name"] == "tiny-v1"
     run = raw["runs"][0]
     assert run["metrics"]["outcome_accuracy"] == {"correct": 1, "total": 2, "value": 0.5}
@@ -83,8 +92,8 @@ def test_report_json_round_trips_and_names_its_schema_version(tmp_path: Path) ->
 
 def test_a_report_of_another_schema_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "future.json"
-    path.write_text('{"schema_version": 2, "runs": []}', encoding="utf-8")
-    with pytest.raises(ReportError, match="schema_version 2; this harness reads 1"):
+    path.write_text('{"schema_version": 3, "runs": []}', encoding="utf-8")
+    with pytest.raises(ReportError, match="schema_version 3; this harness reads 2"):
         load_report(path)
     path.write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(ReportError, match="is not an eval report"):

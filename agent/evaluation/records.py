@@ -1,0 +1,76 @@
+"""What one run of a case through a registered graph did, read from LangGraph's own streams.
+
+One ``GraphRecord`` per case and epoch: the final state, the trajectory (the nodes in the order they ran),
+the model's tool calls, the interrupts raised, time and tokens, and every check's verdict. It is part of
+``report.json`` and of the resume file, so it changes only additively within a report schema version.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+__all__ = ("Check", "GraphRecord", "NodeStep", "ToolCall")
+
+
+class NodeStep(msgspec.Struct, frozen=True, kw_only=True):
+    node: str
+    """The node's name; a subgraph's node by its path (``step:search``)."""
+    depth: int = 0
+    """0 for the graph's own nodes, 1 for a subgraph's, and so on."""
+    latency_ms: float = 0.0
+    outcome: str = "ok"
+
+
+class ToolCall(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    args: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class Check(msgspec.Struct, frozen=True, kw_only=True):
+    """One scorer's verdict on one case and epoch."""
+
+    name: str
+    """The metric it counts towards: ``state``, ``trajectory``, ``tools``, ``interrupts``, ``budget``,
+    ``judge`` or a custom scorer's ``module:function``."""
+    passed: bool
+    score: float | None = None
+    """In [0, 1]; ``None``: the pass/fail (1 or 0)."""
+    detail: str = ""
+    """What was missed, in words (empty when it passed)."""
+
+    @property
+    def value(self) -> float:
+        return self.score if self.score is not None else float(self.passed)
+
+
+class GraphRecord(msgspec.Struct, kw_only=True):
+    id: str
+    epoch: int = 1
+    passed: bool = False
+    category: str | None = None
+    known_issue: str | None = None
+    status: str = "completed"
+    """``completed``, ``paused`` (an interrupt nobody answered) or ``error``."""
+    error: str | None = None
+    state: Any = None
+    """The final state values (JSON-safe, redacted and bounded like a run's output)."""
+    trajectory: list[NodeStep] = msgspec.field(default_factory=list)
+    tool_calls: list[ToolCall] = msgspec.field(default_factory=list)
+    interrupts: list[Any] = msgspec.field(default_factory=list)
+    """The value of every interrupt raised, in order."""
+    latency_ms: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    checks: list[Check] = msgspec.field(default_factory=list)
+    events: str | None = None
+    """The case's recorded event log (JSONL of the run's envelopes), relative to the report's folder."""
+
+    @property
+    def failures(self) -> list[str]:
+        return [f"{c.name}: {c.detail}" for c in self.checks if not c.passed]
+
+    def node_names(self, *, nested: bool) -> list[str]:
+        return [step.node for step in self.trajectory if nested or step.depth == 0]
