@@ -5,7 +5,8 @@ One maintenance loop, every third of ``HARNESS_RUN_LEASE_S``, renews the leases 
 runs whose executor died (``instance_lost``), and refreshes which runs this instance's streams follow.
 A control channel carries cancels and "a stream left" notices so that they act at once, not at the next
 tick. One blocking ``XREAD`` over the streams of every run followed here but executing elsewhere wakes
-their followers when another instance commits events.
+their followers when another instance commits events (a run executing here wakes its followers as it commits:
+the tail leaves it out).
 """
 
 from __future__ import annotations
@@ -203,13 +204,10 @@ class RedisCluster:
         key = self._keys.subscribers(run_id)
         if present:
             self._followed.add(run_id)
-            self._tails[run_id] = 0
-            self._wake_tail()
             await self._subscribers(keys=[key], args=["set", self._instance, self._lease_ms])
             last_seq = int(await self._redis.hget(self._keys.run(run_id), "last_seq") or 0)
-            if run_id in self._tails:
-                self._tails[run_id] = max(self._tails[run_id], last_seq)
-            # what was committed before the tail watched the run: its followers read that from the log
+            # the tail reads what comes after last_seq; what came before is the followers' to read from the log
+            self._tails[run_id] = max(self._tails.get(run_id, 0), last_seq)
             self.local.notify_followers(run_id, last_seq)
         else:
             self._followed.discard(run_id)
@@ -230,12 +228,17 @@ class RedisCluster:
         await self._redis.client_unblock(reader_id)
 
     async def _tail(self) -> None:
-        if not self._tails:
-            self._tails_changed.clear()
-            await self._tails_changed.wait()
-            return
         self._tails_changed.clear()
-        streams: dict[Any, Any] = {self._keys.events(run_id): f"{seq}-0" for run_id, seq in self._tails.items()}
+        streams: dict[Any, Any] = {
+            self._keys.events(run_id): f"{seq}-0"
+            for run_id, seq in self._tails.items()
+            if not self._executes_here(run_id)
+        }
+        if not streams:
+            # a run executing here wakes its followers as it commits; should it move, look again within the block
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._tails_changed.wait(), _TAIL_BLOCK_MS / 1000 if self._tails else None)
+            return
         try:
             if self._reader_id is None:
                 self._reader_id = await self._blocking.client_id()
@@ -253,6 +256,11 @@ class RedisCluster:
             if run_id in self._tails:
                 self._tails[run_id] = max(self._tails[run_id], last)
             local.notify_followers(run_id, last)
+
+    def _executes_here(self, run_id: str) -> bool:
+        """The run executes on this instance, whose commits wake its followers here: the tail leaves it out."""
+        run = self.local.live(run_id)
+        return run is not None and not run.settled
 
     async def _forever(self, step: Callable[[], Awaitable[None]], period_s: float) -> None:
         """Run ``step`` again and again (every ``period_s``), surviving the stores' outages, until stopped.

@@ -1,7 +1,8 @@
 """The shared event log: one Redis stream per run, its record beside it, and leases that fence writers.
 
 Appends are queued and committed in batches like the embedded log's: one pipelined round trip per batch,
-one ``APPEND`` script per run in it (see ``redis_scripts``). A batch that cannot reach Redis is retried,
+one ``APPEND`` script per run in it (see ``redis_scripts``), which adds that run's events as one stream entry
+(``redis_entries``). A batch that cannot reach Redis is retried,
 unchanged and in order, until Redis answers again; events count as published only once Redis has them.
 Records committed in a batch are then copied to PostgreSQL (``RunArchive``) by a task of their own.
 
@@ -16,9 +17,12 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, cast
 
+from redis.exceptions import NoScriptError
+
 from agent.stores import check_key, is_store_failure
 from api.exceptions import SessionBusy, SessionNotFound
 from api.runs.log.records import EncodedRecord, StoredEvent, open_record, where_event
+from api.runs.log.redis_entries import entry_blob, entry_events
 from api.runs.log.redis_key_check import RedisKeyCheck
 from api.runs.log.redis_scripts import APPEND, BEGIN, CLAIM, HOLD, RELEASE, RENEW
 from api.runs.log.threads import encode_thread, open_thread
@@ -46,11 +50,15 @@ _RETRY_MAX_S = 2.0
 
 
 class _RunBatch:
-    __slots__ = ("events", "record")
+    __slots__ = ("entry", "events", "record", "topology")
 
     def __init__(self) -> None:
         self.events: list[StoredEvent] = []
         self.record: EncodedRecord | None = None
+        self.entry = b""
+        """The stream entry holding ``events``, sealed once: a retried batch sends the same bytes."""
+        self.topology = b""
+        """The topology's frame, for the run's hash, when ``events`` begin with it."""
 
 
 class RedisEventLog:
@@ -148,15 +156,22 @@ class RedisEventLog:
         await self._writer.flush()
 
     async def read(self, run_id: str, after: int) -> tuple[list[StoredEvent], int]:
+        """One round trip: the run's hash fields and every entry holding an event after ``after``; of the
+        first entry, only the events after both ``after`` and the trim point."""
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.hmget(self.keys.run(run_id), "topology", "trimmed")
             pipe.xrange(self.keys.events(run_id), min=f"({max(after, 1)}")
-            (topology, trimmed), entries = await pipe.execute()
-        events = [StoredEvent(1, "graph_topology", topology)] if after == 0 and topology is not None else []
-        events.extend(_stored(entry_id, fields) for entry_id, fields in entries)
-        if self._sealer is not None:
-            events = [_opened(self._sealer, run_id, event) for event in events]
-        return events, int(trimmed) if trimmed is not None else 1
+            (topology, trimmed_at), entries = await pipe.execute()
+        trimmed = int(trimmed_at) if trimmed_at is not None else 1
+        events = []
+        if after == 0 and topology is not None:
+            frame = topology if self._sealer is None else self._sealer.unseal(topology, where_event(run_id, 1))
+            events.append(StoredEvent(1, "graph_topology", frame))
+        floor = max(after, trimmed, 1)
+        for entry_id, fields in entries:
+            held = entry_events(run_id, entry_id, fields, self._sealer)
+            events.extend(held if held[0].seq > floor else [event for event in held if event.seq > floor])
+        return events, trimmed
 
     async def load_run(self, run_id: str) -> RunRecord | None:
         data, last_seq = cast(
@@ -338,8 +353,8 @@ class RedisEventLog:
         keys = self.keys
         async with self._redis.pipeline(transaction=False) as pipe:
             for run_id, _ in runs:
-                pipe.xlen(keys.events(run_id))
-            counts = await pipe.execute()
+                pipe.hmget(keys.run(run_id), "last_seq", "trimmed")
+            held = [_events_held(*fields) for fields in await pipe.execute()]
         async with self._redis.pipeline(transaction=False) as pipe:
             for run_id, session_id in runs:
                 pipe.delete(
@@ -356,7 +371,7 @@ class RedisEventLog:
         for run_id, _ in runs:
             self._unarchived.pop(run_id, None)
         await self._archive.erase([run_id for run_id, _ in runs])
-        return sum(counts)
+        return sum(held)
 
     async def forget_sessions(self, session_ids: Sequence[str]) -> None:
         """Redis's copies first, PostgreSQL's rows last: until the row goes, a turn that misses the copies finds
@@ -390,8 +405,7 @@ class RedisEventLog:
     async def _commit_batch(self, batch: list[tuple[str, StoredEvent | EncodedRecord]]) -> None:
         """One batch of the writer's: one pipelined round trip, retried until Redis takes it."""
         runs = _group(batch)
-        if self._sealer is not None:
-            _seal_events(runs, self._sealer)  # once: a retried batch sends the same bytes (APPEND skips them)
+        self._encode_entries(runs)  # once: a retried batch sends the same bytes (APPEND skips them)
         outcomes = await self._commit_until_done(runs)
         for run_id, (fenced, last_seq) in outcomes.items():
             if fenced:
@@ -418,12 +432,39 @@ class RedisEventLog:
             self._recovered("Redis")
             return outcomes
 
+    def _encode_entries(self, runs: dict[str, _RunBatch]) -> None:
+        for run_id, run in runs.items():
+            events = run.events
+            if not events:
+                continue
+            run.entry = entry_blob(run_id, events, self._sealer)
+            if events[0].seq == 1:
+                frame = events[0].frame
+                run.topology = frame if self._sealer is None else self._sealer.seal(frame, where_event(run_id, 1))
+
     async def _commit(self, runs: dict[str, _RunBatch]) -> dict[str, tuple[bool, int]]:
+        """``APPEND`` for each run, by its hash in one pipeline: no ``SCRIPT EXISTS`` round trip before each
+        commit, and the script loaded again only when Redis has lost it (a restart, ``SCRIPT FLUSH``)."""
+        try:
+            replies = await self._append_all(runs)
+        except NoScriptError:
+            await self._redis.script_load(APPEND)
+            replies = await self._append_all(runs)
+        return {run_id: (reply[0] == b"fenced", int(reply[1])) for run_id, reply in zip(runs, replies, strict=True)}
+
+    async def _append_all(self, runs: dict[str, _RunBatch]) -> list[Any]:
         keys = self.keys
+        now_ms = time.time_ns() // 1_000_000
         async with self._redis.pipeline(transaction=False) as pipe:
             for run_id, run in runs.items():
-                record = run.record
-                args: list[Any] = [
+                record, events = run.record, run.events
+                pipe.evalsha(
+                    self._append.sha,
+                    4,
+                    keys.run(run_id),
+                    keys.events(run_id),
+                    keys.lease(run_id),
+                    keys.running,
                     keys.prefix,
                     run_id,
                     self.instance,
@@ -432,18 +473,13 @@ class RedisEventLog:
                     record.data if record is not None else b"",
                     record.status if record is not None else "",
                     record.session_id if record is not None else "",
-                    len(run.events),
-                ]
-                for event in run.events:
-                    args += (event.seq, event.type, event.frame)
-                args.append(time.time_ns() // 1_000_000)
-                await self._append(
-                    keys=[keys.run(run_id), keys.events(run_id), keys.lease(run_id), keys.running],
-                    args=args,
-                    client=pipe,
+                    events[0].seq if events else 0,
+                    events[-1].seq if events else 0,
+                    run.entry,
+                    run.topology,
+                    now_ms,
                 )
-            replies = await pipe.execute()
-        return {run_id: (reply[0] == b"fenced", int(reply[1])) for run_id, reply in zip(runs, replies, strict=True)}
+            return await pipe.execute()
 
     async def _archive_records(self) -> None:
         """Copy committed records to PostgreSQL, apart from the writer: an outage there never holds up events."""
@@ -501,20 +537,11 @@ def _group(batch: list[tuple[str, StoredEvent | EncodedRecord]]) -> dict[str, _R
     return runs
 
 
-def _seal_events(runs: dict[str, _RunBatch], sealer: Sealer) -> None:
-    for run_id, run in runs.items():
-        run.events = [
-            StoredEvent(event.seq, event.type, sealer.seal(event.frame, where_event(run_id, event.seq)))
-            for event in run.events
-        ]
-
-
-def _opened(sealer: Sealer, run_id: str, event: StoredEvent) -> StoredEvent:
-    return StoredEvent(event.seq, event.type, sealer.unseal(event.frame, where_event(run_id, event.seq)))
-
-
-def _stored(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:
-    return StoredEvent(int(entry_id.split(b"-", 1)[0]), fields[b"t"].decode(), fields[b"f"])
+def _events_held(last_seq: bytes | None, trimmed: bytes | None) -> int:
+    """The events a run's log holds: all of them, or, once trimmed, those after the trim point (the topology
+    aside)."""
+    last, through = int(last_seq or 0), int(trimmed or 1)
+    return last if through <= 1 else last - through
 
 
 def _with_last_seq(record: RunRecord, last_seq: bytes | None) -> RunRecord:

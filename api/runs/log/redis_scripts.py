@@ -1,15 +1,17 @@
 """The Lua scripts that change a run in Redis, each one atomic.
 
 Keys of one run (``P`` is the configured prefix): ``P:run:<id>`` a hash (the record, status, session,
-``last_seq``, ``trimmed`` and the topology frame), ``P:run:<id>:events`` the stream of its events with
-ids ``<seq>-0``, ``P:run:<id>:lease`` the instance that may write it, expiring unless renewed. Besides:
+``last_seq``, ``trimmed`` and the topology frame), ``P:run:<id>:events`` the stream of its events, one
+entry per commit with id ``<last seq>-0``, ``P:run:<id>:lease`` the instance that may write it, expiring unless
+renewed. Besides:
 ``P:running`` the set of running runs, ``P:session:<id>`` a session's unfinished run, ``P:session:<id>:runs``
 every run of the session (for its erasure), ``P:session:<id>:owner`` its owner and ``P:session:<id>:erasing``
 its erasure's tombstone, both copies of what PostgreSQL decides (``api.runs.log.session_owners``).
 
 Fencing lives here: ``APPEND`` writes nothing unless the caller holds the run's lease and its first event
-continues the stream exactly, so two writers can never give two events one seq or leave a gap. An event
-already in the stream with the same bytes is skipped, which makes a retried batch harmless.
+continues the stream exactly, so two writers can never give two events one seq or leave a gap. A commit's
+events of one run are one stream entry (``api.runs.log.redis_entries``); an entry already in the stream with
+the same bytes is skipped, which makes a retried batch harmless.
 """
 
 from __future__ import annotations
@@ -50,32 +52,31 @@ APPEND = """
 if redis.call('GET', KEYS[3]) ~= ARGV[3] then return {'fenced', -1} end
 local last = tonumber(redis.call('HGET', KEYS[1], 'last_seq') or '-1')
 if last < 0 then return {'fenced', -1} end
-local count = tonumber(ARGV[9])
-for i = 0, count - 1 do
-  local seq = tonumber(ARGV[10 + 3 * i])
-  local frame = ARGV[12 + 3 * i]
-  if seq <= last then
-    local kept = redis.call('XRANGE', KEYS[2], seq, seq)
-    if #kept == 0 or kept[1][2][4] ~= frame then return {'fenced', last} end
-  elseif seq ~= last + 1 then
+local first, final = tonumber(ARGV[9]), tonumber(ARGV[10])
+if first > 0 then
+  if first <= last then
+    if final > last then return {'fenced', last} end
+    local kept = redis.call('XRANGE', KEYS[2], final, final)
+    if #kept == 0 or kept[1][2][2] ~= ARGV[11] then return {'fenced', last} end
+  elseif first ~= last + 1 then
     return {'fenced', last}
   else
-    redis.call('XADD', KEYS[2], seq .. '-0', 't', ARGV[11 + 3 * i], 'f', frame)
-    if seq == 1 then redis.call('HSET', KEYS[1], 'topology', frame) end
-    last = seq
+    redis.call('XADD', KEYS[2], final .. '-0', 'f', ARGV[11])
+    if first == 1 then redis.call('HSET', KEYS[1], 'topology', ARGV[12]) end
+    last = final
+    redis.call('HSET', KEYS[1], 'last_seq', last)
+    local through = math.max(1, last - tonumber(ARGV[4]))
+    if through > tonumber(redis.call('HGET', KEYS[1], 'trimmed') or '1') then
+      redis.call('XTRIM', KEYS[2], 'MINID', through + 1)
+      redis.call('HSET', KEYS[1], 'trimmed', through)
+    end
   end
-end
-redis.call('HSET', KEYS[1], 'last_seq', last)
-local through = math.max(1, last - tonumber(ARGV[4]))
-if through > tonumber(redis.call('HGET', KEYS[1], 'trimmed') or '1') then
-  redis.call('XTRIM', KEYS[2], 'MINID', through + 1)
-  redis.call('HSET', KEYS[1], 'trimmed', through)
 end
 if ARGV[6] ~= '' then
   local status = ARGV[7]
   redis.call('HSET', KEYS[1], 'record', ARGV[6], 'status', status)
   if status == 'waiting' then
-    redis.call('ZADD', ARGV[1] .. ':waiting', 'NX', ARGV[10 + 3 * count], ARGV[2])
+    redis.call('ZADD', ARGV[1] .. ':waiting', 'NX', ARGV[13], ARGV[2])
   else
     redis.call('ZREM', ARGV[1] .. ':waiting', ARGV[2])
   end
@@ -93,9 +94,15 @@ end
 return {'ok', last}
 """
 """KEYS: run, events, lease, running. ARGV: prefix, run id, owner, replay window, lease ms, record or '',
-status, session id, event count, then seq, type and frame of each event, then the record's time (ms) for
-the ``<prefix>:waiting`` index (oldest first) of paused runs. Returns ``{'ok', last_seq}``,
-or ``{'fenced', last_seq}`` when nothing was written because the caller may no longer write the run."""
+status, session id, then the commit's events: the first and last seq (0 and 0 for none), the stream entry
+holding them all (``api.runs.log.redis_entries``: its id is the last seq) and the topology frame (seq 1's,
+when the entry holds it), then the record's time (ms) for the ``<prefix>:waiting`` index (oldest first) of
+paused runs. Returns ``{'ok', last_seq}``, or ``{'fenced', last_seq}`` when nothing was written because
+the caller may no longer write the run.
+
+The entries an ``XTRIM MINID`` leaves are those holding an event above the trim point (``trimmed``): the
+first of them may also hold events at or below it, which a read leaves out, so the window stays exact. An
+entry already in the stream with the same bytes is a retried commit, skipped."""
 
 CLAIM = """
 if redis.call('EXISTS', KEYS[2]) == 0 then return false end

@@ -2,7 +2,7 @@
 does the agent's): the embedded log's batches and records, or the Redis runs and their PostgreSQL archive.
 
 A Redis stream entry cannot change in place: a run whose entries are not all under the current key has its
-stream written again, entry ids (``<seq>-0``) kept, in one ``MULTI`` that applies only if neither the stream
+stream written again, entry ids (``<last seq>-0``) kept, in one ``MULTI`` that applies only if neither the stream
 nor the run's hash changed since they were read (``WATCH``); a run an instance appended to meanwhile is read
 again. Its record and topology fields are re-sealed in the same transaction.
 """
@@ -17,6 +17,7 @@ from redis.exceptions import WatchError
 from agent.stores import sealed_record
 from agent.stores.reseal import SealedColumn, mark_postgres_sealed, reseal_postgres, reseal_sqlite_file
 from api.runs.log.records import where_batch, where_event, where_record
+from api.runs.log.redis_entries import where_entry
 from api.runs.log.redis_key_check import RedisKeyCheck
 from api.runs.log.redis_keys import RunKeys
 from api.runs.log.threads import where_thread
@@ -113,8 +114,10 @@ async def _reseal_run(redis: Redis, keys: RunKeys, run_id: str, sealer: Sealer) 
                         seq = int(entry_id.split(b"-", 1)[0])
                         frame = entry[b"f"]
                         if not sealer.is_current(frame):
-                            frame = sealer.reseal(frame, where_event(run_id, seq))
-                        pipe.xadd(events_key, {b"t": entry[b"t"], b"f": frame}, id=entry_id)
+                            # an entry of one event (fields t and f) was written before entries held batches
+                            where = where_event(run_id, seq) if b"t" in entry else where_entry(run_id, seq)
+                            frame = sealer.reseal(frame, where)
+                        pipe.xadd(events_key, cast("Any", {**entry, b"f": frame}), id=entry_id)
                 await pipe.execute()
                 return stale + ("topology" in fields), int("record" in fields)
             except WatchError:
