@@ -17,10 +17,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from agent.config import AgentConfig, ConfigError
-from agent.evaluation.compare import compare
+from agent.evaluation.compare_command import add_compare_parser, compare_settings, verdict_of
 from agent.evaluation.dataset import BUNDLED_DATASETS, DatasetError, load_dataset, resolve_dataset
-from agent.evaluation.formatting import SUMMARY_METRICS, format_delta, format_metric
-from agent.evaluation.gate import GateConfigError, evaluate_gate, find_pyproject, load_thresholds
+from agent.evaluation.formatting import SUMMARY_METRICS, format_metric
+from agent.evaluation.gate import GateConfigError, evaluate_gate, find_pyproject, load_gate_config
 from agent.evaluation.headline import headline
 from agent.evaluation.report import ReportError, build_report, dataset_info, load_report
 from agent.evaluation.runner import check_provider, run_dataset
@@ -30,7 +30,6 @@ from agent.llm.local_autostart import serving_local_model
 from agent.llm.local_server import LocalServerError
 
 if TYPE_CHECKING:
-    from agent.evaluation.compare import Comparison
     from agent.evaluation.dataset import Case
     from agent.evaluation.gate import GateResult
     from agent.evaluation.report import Report
@@ -75,8 +74,19 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     parser.add_argument("--gate-config", type=Path, metavar="PYPROJECT", help="read the thresholds from this file")
     parser.add_argument(
-        "--compare", nargs=2, type=Path, metavar=("OLD.json", "NEW.json"), help="print the deltas of two reports"
+        "--compare",
+        nargs=2,
+        type=Path,
+        metavar=("BASE.json", "CAND.json"),
+        help="the same as `harness eval compare BASE.json CAND.json`",
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="BASE.json",
+        help="after the run, compare it with this report (as `harness eval compare`); exit 1 on a blocking regression",
+    )
+    add_compare_parser(parser.add_subparsers(dest="eval_command", metavar="compare"))
     return parser
 
 
@@ -84,12 +94,12 @@ def run_eval_command(args: argparse.Namespace) -> int:
     console = Console()
     errors = Console(stderr=True)
     try:
-        if args.compare:
-            old, new = (load_report(path) for path in args.compare)
-            _print_comparison(console, compare(old, new))
-            return 0
+        if args.compare or getattr(args, "eval_command", None) == "compare":
+            base, cand = (load_report(path) for path in args.compare or (args.baseline, args.candidate))
+            return verdict_of(console, base, cand, compare_settings(args.gate_config))
         config = AgentConfig.from_env()
-        thresholds = load_thresholds(args.gate_config or find_pyproject()) if args.gate else None
+        gate = load_gate_config(args.gate_config or find_pyproject()) if args.gate or args.baseline else None
+        baseline = load_report(args.baseline) if args.baseline else None
         cases = load_dataset(args.dataset, known_doc_ids={doc.doc_id for doc in load_bundled_corpus()})
         configs = _provider_configs(config, args.providers or [config.llm.provider])
         runs = asyncio.run(_run_providers(cases, configs, args.concurrency, errors))
@@ -102,11 +112,14 @@ def run_eval_command(args: argparse.Namespace) -> int:
     _print_summary(console, report)
     for path in (files.json, files.markdown, files.html):
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
-    if thresholds is None:
-        return 0
-    result = evaluate_gate(report, thresholds)
-    _print_gate(console, result)
-    return 0 if result.passed else 1
+    code = 0
+    if gate is not None and args.gate:
+        result = evaluate_gate(report, gate)
+        _print_gate(console, result)
+        code = 0 if result.passed else 1
+    if gate is not None and baseline is not None:
+        code = max(code, verdict_of(console, baseline, report, gate.compare))
+    return code
 
 
 def _provider_configs(config: AgentConfig, providers: list[str]) -> list[AgentConfig]:
@@ -188,36 +201,6 @@ def _print_gate(console: Console, result: GateResult) -> None:
             "[red]" + (format_metric(check.metric, check.actual) if check.actual is not None else "not measured"),
         )
     console.print(table)
-
-
-def _print_comparison(console: Console, comparison: Comparison) -> None:
-    if not comparison.same_dataset:
-        console.print("[yellow]the reports ran different datasets: case changes are indicative only[/]")
-    table = Table(title="eval: metric deltas (old → new)")
-    table.add_column("provider")
-    table.add_column("metric", no_wrap=True)
-    for column in ("old", "new", "delta", ""):
-        table.add_column(column, justify="right")
-    colours = {"better": "green", "worse": "red"}
-    for delta in comparison.deltas:
-        if delta.verdict == "n/a" and delta.old is None and delta.new is None:
-            continue
-        colour = colours.get(delta.verdict)
-        verdict = f"[{colour}]{delta.verdict}[/]" if colour else delta.verdict
-        table.add_row(
-            delta.provider,
-            delta.metric,
-            format_metric(delta.metric, delta.old),
-            format_metric(delta.metric, delta.new),
-            format_delta(delta.metric, delta.delta),
-            verdict,
-        )
-    console.print(table)
-    for change in comparison.case_changes:
-        what = "[green]now passes[/]" if change.now_passes else "[red]now fails[/]"
-        console.print(f"{change.provider}: case {change.case_id} {what}")
-    if comparison.unmatched_providers:
-        console.print(f"only in one report: {', '.join(comparison.unmatched_providers)}")
 
 
 def _positive_int(raw: str) -> int:

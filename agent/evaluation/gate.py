@@ -2,7 +2,13 @@
 
 A key is ``min_<metric>`` or ``max_<metric>`` for a metric of ``HEADLINE_METRICS``; the bound must agree with
 the metric's direction, so a typo or a reversed bound is an error, not a gate that silently passes. A metric
-the gate names but the run could not measure fails: the gate never passes on missing evidence.
+the gate names but the run could not measure fails: the gate never passes on missing evidence. An empty
+table is an error too: a gate that checks nothing would pass everything.
+
+Two sub-tables: ``[tool.harness.gate.providers.<name>]`` holds a provider's own thresholds (the local
+model's are not the stub's), used instead of the top-level ones for that provider's run; and
+``[tool.harness.gate.compare]`` the paired comparison's ``alpha``, ``min_effect`` and
+``min_effect_<metric>`` (``compare.CompareSettings``).
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from agent.errors import AgentError
+from agent.evaluation.compare import PAIRED_METRICS, CompareSettings
 from agent.evaluation.headline import HEADLINE_METRICS, headline
 
 if TYPE_CHECKING:
@@ -23,12 +30,16 @@ if TYPE_CHECKING:
 
 __all__ = (
     "GateCheck",
+    "GateConfig",
     "GateConfigError",
     "GateResult",
     "Threshold",
     "evaluate_gate",
     "find_pyproject",
+    "load_gate_config",
     "load_thresholds",
+    "parse_compare",
+    "parse_gate_config",
     "parse_thresholds",
 )
 
@@ -43,6 +54,16 @@ class Threshold(msgspec.Struct, frozen=True, kw_only=True):
     metric: str
     bound: Literal["min", "max"]
     value: float
+
+
+class GateConfig(msgspec.Struct, frozen=True, kw_only=True):
+    thresholds: list[Threshold]
+    """What every provider's run is held to, unless ``providers`` has a table of its own for it."""
+    providers: dict[str, list[Threshold]] = msgspec.field(default_factory=dict)
+    compare: CompareSettings = msgspec.field(default_factory=CompareSettings)
+
+    def for_provider(self, provider: str) -> list[Threshold]:
+        return self.providers.get(provider, self.thresholds)
 
 
 class GateCheck(msgspec.Struct, frozen=True, kw_only=True):
@@ -76,17 +97,75 @@ def find_pyproject(start: Path | None = None) -> Path:
     raise GateConfigError(f"no pyproject.toml with a [tool.harness.gate] table at or above {here}")
 
 
-def load_thresholds(pyproject: Path) -> list[Threshold]:
+def load_gate_config(pyproject: Path) -> GateConfig:
     table = _harness_table(pyproject).get("gate")
     if not isinstance(table, dict):
         raise GateConfigError(f"{pyproject} has no [tool.harness.gate] table")
     try:
-        return parse_thresholds(table)
+        return parse_gate_config(table)
     except GateConfigError as exc:
         raise GateConfigError(f"{pyproject}: {exc}") from None
 
 
+def load_thresholds(pyproject: Path) -> list[Threshold]:
+    """The top-level thresholds of the gate table (the whole table is validated)."""
+    return load_gate_config(pyproject).thresholds
+
+
+def parse_gate_config(table: Mapping[str, object]) -> GateConfig:
+    flat = {key: value for key, value in table.items() if not isinstance(value, dict)}
+    providers_table = table.get("providers", {})
+    compare_table = table.get("compare", {})
+    for key, value in table.items():
+        if isinstance(value, dict) and key not in ("providers", "compare"):
+            raise GateConfigError(f"[tool.harness.gate.{key}] is not a known table: providers.<name> or compare")
+    if not isinstance(providers_table, dict) or not isinstance(compare_table, dict):
+        raise GateConfigError("[tool.harness.gate] 'providers' and 'compare' must be tables")
+    providers: dict[str, list[Threshold]] = {}
+    for name, provider_table in providers_table.items():
+        if not isinstance(provider_table, dict):
+            raise GateConfigError(f"[tool.harness.gate.providers] {name!r} must be a table of thresholds")
+        try:
+            providers[name] = parse_thresholds(provider_table)
+        except GateConfigError as exc:
+            raise GateConfigError(
+                str(exc).replace("[tool.harness.gate]", f"[tool.harness.gate.providers.{name}]")
+            ) from None
+    return GateConfig(thresholds=parse_thresholds(flat), providers=providers, compare=parse_compare(compare_table))
+
+
+def parse_compare(table: Mapping[str, object]) -> CompareSettings:
+    """``alpha`` in (0, 0.5], ``min_effect`` and ``min_effect_<metric>`` at least 0; nothing else."""
+    defaults = CompareSettings()
+    alpha, min_effect = defaults.alpha, defaults.min_effect
+    by_metric: dict[str, float] = {}
+    for key, value in table.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise GateConfigError(f"[tool.harness.gate.compare] {key!r} must be a number, got {value!r}")
+        if key == "alpha":
+            if not 0 < value <= 0.5:
+                raise GateConfigError(f"[tool.harness.gate.compare] 'alpha' must be within (0, 0.5], got {value!r}")
+            alpha = float(value)
+            continue
+        metric = key.removeprefix("min_effect").removeprefix("_")
+        if not key.startswith("min_effect") or (metric and metric not in PAIRED_METRICS):
+            known = ", ".join(PAIRED_METRICS)
+            raise GateConfigError(
+                f"[tool.harness.gate.compare] {key!r} is not a setting: alpha, min_effect or min_effect_<metric>, "
+                f"a metric of: {known}"
+            )
+        if value < 0:
+            raise GateConfigError(f"[tool.harness.gate.compare] {key!r} cannot be negative, got {value!r}")
+        if metric:
+            by_metric[metric] = float(value)
+        else:
+            min_effect = float(value)
+    return CompareSettings(alpha=alpha, min_effect=min_effect, min_effect_by_metric=by_metric)
+
+
 def parse_thresholds(table: Mapping[str, object]) -> list[Threshold]:
+    if not table:
+        raise GateConfigError("[tool.harness.gate] holds no threshold: a gate that checks nothing passes everything")
     thresholds: list[Threshold] = []
     for key, value in table.items():
         bound, _, metric = key.partition("_")
@@ -105,12 +184,13 @@ def parse_thresholds(table: Mapping[str, object]) -> list[Threshold]:
     return thresholds
 
 
-def evaluate_gate(report: Report, thresholds: list[Threshold]) -> GateResult:
-    """Every threshold against every provider's run of the report."""
+def evaluate_gate(report: Report, thresholds: list[Threshold] | GateConfig) -> GateResult:
+    """Every threshold against every provider's run of the report (a provider's own table where it has one)."""
+    config = thresholds if isinstance(thresholds, GateConfig) else GateConfig(thresholds=thresholds)
     checks: list[GateCheck] = []
     for run in report.runs:
         values = headline(run.metrics)
-        for threshold in thresholds:
+        for threshold in config.for_provider(run.provider):
             actual = values.get(threshold.metric)
             if actual is None:
                 passed = False

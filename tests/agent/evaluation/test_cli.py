@@ -102,7 +102,10 @@ def test_a_command_that_cannot_run_exits_2_with_a_reason(
     assert complaint in capsys.readouterr().err
 
 
-def test_compare_prints_the_deltas_of_two_reports(eval_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_prints_the_paired_verdicts_of_two_reports(
+    eval_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
     small = write_dataset(eval_env / "small.jsonl", SMALL_DATASET)
     assert harness_eval("--dataset", str(small), "--out", str(eval_env / "old")) == 0
     fewer = write_dataset(eval_env / "fewer.jsonl", SMALL_DATASET[:2])
@@ -113,9 +116,10 @@ def test_compare_prints_the_deltas_of_two_reports(eval_env: Path, capsys: pytest
 
     out = capsys.readouterr().out
     assert code == 0
-    assert "metric deltas" in out
+    assert "paired by case" in out
     assert "the reports ran different datasets" in out
-    assert re.search(r"stub\s*│\s*cases\s*│\s*6\s*│\s*2\s*│\s*−4\s*│\s*worse", out)
+    assert "stub: 4 case(s) in only one report, left out" in out
+    assert re.search(r"stub\s*│\s*case_pass_rate\s*│\s*no significant change\s*│", out), out
 
 
 @pytest.mark.local_model

@@ -7,7 +7,15 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from agent.evaluation.gate import GateConfigError, evaluate_gate, find_pyproject, load_thresholds, parse_thresholds
+from agent.evaluation.gate import (
+    GateConfigError,
+    evaluate_gate,
+    find_pyproject,
+    load_gate_config,
+    load_thresholds,
+    parse_gate_config,
+    parse_thresholds,
+)
 from agent.evaluation.headline import HEADLINE_METRICS
 from tests.agent.evaluation.test_reports import sample_report
 
@@ -92,3 +100,46 @@ def test_find_pyproject_walks_up_to_the_table(tmp_path: Path) -> None:
     ]
     with pytest.raises(GateConfigError, match=r"no \[tool.harness.gate\] table"):
         load_thresholds(tmp_path / "a" / "pyproject.toml")
+
+
+@pytest.mark.parametrize(
+    ("table", "complaint"),
+    [
+        ({}, "holds no threshold"),
+        ({"compare": {"alpha": 0.05}}, "holds no threshold"),
+        ({"min_cases": 1, "providers": {"local": {}}}, "[tool.harness.gate.providers.local] holds no threshold"),
+        ({"min_cases": 1, "providers": {"local": {"min_outcome_acuracy": 0.5}}}, "'min_outcome_acuracy' must be"),
+        ({"min_cases": 1, "local": {"min_cases": 1}}, "[tool.harness.gate.local] is not a known table"),
+        ({"min_cases": 1, "compare": {"alpha": 0.7}}, "'alpha' must be within (0, 0.5]"),
+        ({"min_cases": 1, "compare": {"min_effect": -0.1}}, "'min_effect' cannot be negative"),
+        ({"min_cases": 1, "compare": {"min_efect": 0.1}}, "'min_efect' is not a setting"),
+        ({"min_cases": 1, "compare": {"min_effect_nosuch": 0.1}}, "'min_effect_nosuch' is not a setting"),
+        ({"min_cases": 1, "compare": {"alpha": "low"}}, "'alpha' must be a number"),
+    ],
+)
+def test_an_empty_or_unknown_table_or_key_is_an_error(table: dict[str, object], complaint: str) -> None:
+    with pytest.raises(GateConfigError) as raised:
+        parse_gate_config(table)
+    assert complaint in str(raised.value)
+
+
+def test_a_provider_with_its_own_table_is_held_to_it(tmp_path: Path) -> None:
+    report = sample_report(tmp_path, providers=("stub", "local"))
+    config = parse_gate_config(
+        {
+            "min_outcome_accuracy": 0.9,
+            "providers": {"local": {"min_outcome_accuracy": 0.5, "max_errors": 0}},
+            "compare": {"alpha": 0.01, "min_effect": 0.05, "min_effect_latency_ms": 20},
+        }
+    )
+
+    result = evaluate_gate(report, config)
+
+    assert [(c.provider, c.metric, c.passed) for c in result.checks] == [
+        ("stub", "outcome_accuracy", False),
+        ("local", "outcome_accuracy", True),
+        ("local", "errors", True),
+    ]
+    assert (config.compare.alpha, config.compare.min_effect) == (0.01, 0.05)
+    assert config.compare.minimum_effect("latency_ms") == 20
+    assert config.compare.minimum_effect("input_tokens") is None
