@@ -13,6 +13,15 @@ out only once nothing that can still follow could make it part of a personal num
 - what is let out is redacted in a window that reaches ``_LOOKBACK`` characters back, so a password phrase
   or a number's start just before the boundary is read with it.
 
+Words that may each belong to a number (a run of ``tok``, ``a``, ``12``) would by those rules be held to the
+message's end, and every piece would read them all again. So the hold is bounded too: once more than
+``_LOOKBACK`` visible characters stand behind the last word, the redactor looks for a word start ``B`` at
+least that far behind it where redacting the text around ``B`` whole gives the same as redacting each side of
+``B`` apart. No personal number, key or password phrase is longer than ``_LOOKBACK`` visible characters, so
+one that crossed ``B`` would be in that window, whole, and the two readings would differ; when they agree,
+what is before ``B`` is let out. Only ``_LOOKBACK`` visible characters before what is let out are kept (the
+windows' context), so each piece costs the piece and a few windows, however long the message.
+
 The message's last piece lets everything out. The pieces let out, joined, are the whole text redacted.
 """
 
@@ -27,21 +36,60 @@ from agent.guardrails.number_fold import MARK, fold_numbers
 __all__ = ("PiecewiseRedactor",)
 
 _LOOKBACK = 64
-"""Longer than any personal number with its separators (an IBAN: 34 characters in groups of four)."""
+"""In visible characters (invisible ones read through): longer than any personal number with its separators (an
+IBAN: 34 characters in groups of four, up to three blanks between them) and the context its patterns read."""
+_CONTEXT = 2 * _LOOKBACK
+"""Visible characters kept before what is let out: the windows' context on the left."""
 _TOKEN = re.compile(r"\S+")
 _HARD_GAP = re.compile(r"[^ \t]|[ \t]{4}")
 """In a gap between two tokens: what no number spans (a line break, more than three blanks)."""
 _SHORT_GROUP = 4
 _DIGIT = re.compile(r"[0-9]")
+_BLANKS = " \t\n\r"
+"""Every blank ``fold_numbers`` leaves (it reads other spaces and control characters as these or ``MARK``)."""
 
 
 class _Text:
-    __slots__ = ("released", "text")
+    __slots__ = ("folded", "joined", "last_word", "released", "text")
 
     def __init__(self) -> None:
         self.text = ""
+        """The part of the text not let out yet, after ``_CONTEXT`` visible characters of what was."""
+        self.folded = ""
+        """``fold_numbers(text)``, grown piece by piece."""
         self.released = 0
-        """How much of ``text`` was let out (redacted)."""
+        """Where in ``text`` what was let out (redacted) ends."""
+        self.last_word = 0
+        """Where the last word read starts: words before it were read already."""
+        self.joined = 0
+        """Where the run of words that may join the last word read starts."""
+
+    def append(self, piece: str) -> None:
+        self.text += piece
+        self.folded += fold_numbers(piece)
+
+    def final_end(self) -> int:
+        """How much of the text nothing that follows can change: the words after ``last_word`` are read, and
+        the run before it is known."""
+        words = list(_TOKEN.finditer(self.folded, self.last_word))
+        if not words or _HARD_GAP.search(self.folded, words[-1].end()):
+            self.last_word = self.joined = len(self.folded)
+            return self.joined
+        joined = words[-1].start()
+        for word, following in zip(reversed(words[:-1]), reversed(words[1:]), strict=True):
+            if _HARD_GAP.search(self.folded, word.end(), following.start()) or not _may_join(word.group()):
+                break
+            joined = word.start()
+        else:
+            joined = min(joined, self.joined)
+        self.last_word, self.joined = words[-1].start(), joined
+        return max(joined, self.released)
+
+    def forget_before(self, position: int) -> None:
+        self.text, self.folded = self.text[position:], self.folded[position:]
+        self.released -= position
+        self.last_word = max(0, self.last_word - position)
+        self.joined = max(0, self.joined - position)
 
 
 class PiecewiseRedactor:
@@ -54,38 +102,70 @@ class PiecewiseRedactor:
         """What of ``key``'s text may be let out now that ``piece`` arrived, redacted; all of the rest when
         ``last``."""
         held = self._texts.setdefault(key, _Text())
-        held.text += piece
+        held.append(piece)
         start = held.released
-        end = len(held.text) if last else start + _final_length(held.text[start:])
+        text, folded = held.text, held.folded
+        end = len(text) if last else max(held.final_end(), _bounded_end(text, folded, start))
         if last:
             del self._texts[key]
         if end <= start:
             return ""
-        window = max(0, start - _LOOKBACK)
-        before = redact(held.text[window:start])
-        after = redact(held.text[window:end])
+        window = _back(folded, start, _LOOKBACK)
+        before = redact(text[window:start])
+        after = redact(text[window:end])
+        released = after[len(before) :] if after.startswith(before) else redact(text[start:end])
         held.released = end
-        return after[len(before) :] if after.startswith(before) else redact(held.text[start:end])
+        held.forget_before(_back(folded, end, _CONTEXT))
+        return released
 
     @property
     def holding(self) -> int:
         """How many texts have pieces held back."""
         return len(self._texts)
 
-
-def _final_length(tail: str) -> int:
-    """How much of ``tail`` (what is not let out yet) nothing that follows can change."""
-    folded = fold_numbers(tail)
-    tokens = list(_TOKEN.finditer(folded))
-    if not tokens or _HARD_GAP.search(folded, tokens[-1].end()):
-        return len(tail)
-    held = tokens[-1].start()
-    for token, following in zip(reversed(tokens[:-1]), reversed(tokens[1:]), strict=True):
-        if _HARD_GAP.search(folded, token.end(), following.start()) or not _may_join(token.group()):
-            break
-        held = token.start()
-    return held
+    @property
+    def kept(self) -> int:
+        """Characters kept over all texts: what is held back, and the context before it."""
+        return sum(len(held.text) for held in self._texts.values())
 
 
 def _may_join(token: str) -> bool:
     return bool(_DIGIT.search(token)) or len(token.replace(MARK, "")) <= _SHORT_GROUP
+
+
+def _bounded_end(text: str, folded: str, start: int) -> int:
+    """A word start ``_LOOKBACK`` visible characters or more behind the last word (which may still grow) where
+    redacting around it whole is redacting either side of it apart, if the hold is long enough to look for one;
+    else ``start``."""
+    growing = max(map(folded.rfind, _BLANKS)) + 1
+    limit = _back(folded, growing, _LOOKBACK)
+    if _back(folded, limit, _LOOKBACK) <= start:
+        return start
+    cut = max(folded.rfind(blank, start, limit) for blank in _BLANKS) + 1
+    if cut <= start:
+        return start
+    window = text[_back(folded, cut, _CONTEXT) : _forward(folded, cut, _LOOKBACK)]
+    split = cut - _back(folded, cut, _CONTEXT)
+    return cut if redact(window) == redact(window[:split]) + redact(window[split:]) else start
+
+
+def _back(folded: str, position: int, visible: int) -> int:
+    """Where the text that ends at ``position`` and holds ``visible`` visible characters starts (or 0)."""
+    begin = max(0, position - visible)
+    marks = folded.count(MARK, begin, position)
+    while marks and begin > 0:
+        further = max(0, begin - marks)
+        marks = folded.count(MARK, further, begin)
+        begin = further
+    return begin
+
+
+def _forward(folded: str, position: int, visible: int) -> int:
+    """Where the text that starts at ``position`` and holds ``visible`` visible characters ends (or the end)."""
+    end = min(len(folded), position + visible)
+    marks = folded.count(MARK, position, end)
+    while marks and end < len(folded):
+        further = min(len(folded), end + marks)
+        marks = folded.count(MARK, end, further)
+        end = further
+    return end

@@ -12,7 +12,13 @@ from langchain_core.messages import AIMessageChunk
 from agent.graphs.message_chunks import ChunkRedactor
 from agent.graphs.piecewise_redaction import PiecewiseRedactor
 from agent.guardrails import redact
-from tests.support.personal_numbers import PlantedNumber, carries, ordinary_texts, planted_in_text
+from tests.support.personal_numbers import (
+    PlantedNumber,
+    carries,
+    ordinary_texts,
+    personal_numbers,
+    planted_in_text,
+)
 
 SECRETS = [
     "my password is Tr0ub4dor&3 and nothing else",
@@ -59,6 +65,80 @@ def test_a_key_or_a_password_split_anywhere_is_masked(text: str, cuts: list[int]
 @given(text=ordinary_texts(), cuts=st.lists(st.integers(min_value=0), max_size=30))
 def test_ordinary_text_comes_out_whole(text: str, cuts: list[int]) -> None:
     assert "".join(let_out(pieces_of(text, cuts))) == text
+
+
+SHORT_WORDS = st.sampled_from(["tok", "a", "of", "GB", "DE", "WEST", "is", "-", "/", "12", "4111", "AB12", "x9"])
+"""Words that may each belong to a number (short, or with a digit): what the redactor used to hold to the end."""
+
+
+@st.composite
+def long_texts_with_numbers(draw: st.DrawFn) -> tuple[str, list[PlantedNumber]]:
+    """Hundreds of characters of short words, ordinary numbers and personal numbers, one or two blanks apart:
+    long enough that text is let out before the message ends, with numbers on either side of where it is."""
+    parts: list[str] = []
+    numbers: list[PlantedNumber] = []
+    for kind in draw(st.lists(st.sampled_from(["words", "number", "ordinary"]), min_size=4, max_size=14)):
+        if kind == "number":
+            number = draw(personal_numbers())
+            numbers.append(number)
+            parts.append(number.text)
+        elif kind == "ordinary":
+            parts.append(draw(ordinary_texts()))
+        else:
+            parts.append(" ".join(draw(st.lists(SHORT_WORDS, min_size=1, max_size=25))))
+    gaps = draw(st.lists(st.sampled_from([" ", "  ", " \u200b"]), min_size=len(parts), max_size=len(parts)))
+    return "".join(gap + part for gap, part in zip(gaps, parts, strict=True)).strip(), numbers
+
+
+@settings(max_examples=300, deadline=None)
+@given(drawn=long_texts_with_numbers(), cuts=st.lists(st.integers(min_value=0), max_size=80))
+def test_long_streams_let_out_early_are_the_whole_text_redacted_and_no_piece_holds_a_number(
+    drawn: tuple[str, list[PlantedNumber]], cuts: list[int]
+) -> None:
+    text, numbers = drawn
+    whole = redact(text)
+
+    out = let_out(pieces_of(text, cuts))
+
+    assert "".join(out) == whole
+    for number in numbers:
+        if not carries(whole, number):
+            assert not [piece for piece in out if carries(piece, number)]
+    masks = [mask.span() for mask in re.finditer(r"\[REDACTED[A-Z ]*\]", whole)]
+    edges = set(itertools.accumulate(len(piece) for piece in out))
+    assert not [span for span in masks if any(span[0] < edge < span[1] for edge in edges)], "a mask let out in parts"
+
+
+def test_short_words_streamed_for_long_are_let_out_a_bounded_way_behind() -> None:
+    redactor = PiecewiseRedactor()
+    out: list[str] = []
+    kept: list[int] = []
+
+    for _ in range(20_000):
+        out.append(redactor.feed("message", "tok "))
+        kept.append(redactor.kept)
+
+    out.append(redactor.feed("message", "", last=True))
+    assert "".join(out) == "tok " * 20_000
+    assert max(kept) <= 4 * 64
+    assert sum(map(len, out[:-1])) >= 4 * 20_000 - 2 * 64
+
+
+def test_numbers_among_short_words_are_masked_and_the_hold_stays_bounded() -> None:
+    card = "4111 1111 1111 1111"
+    piece = f"tok a {card} of 12 / 7 "
+    redactor = PiecewiseRedactor()
+    out: list[str] = []
+    kept: list[int] = []
+
+    for word in re.findall(r"\S+\s*", piece * 2_000):
+        out.append(redactor.feed("message", word))
+        kept.append(redactor.kept)
+
+    out.append(redactor.feed("message", "", last=True))
+    assert "".join(out) == redact(piece * 2_000)
+    assert not [chunk for chunk in out if "4111" in chunk or "1111" in chunk]
+    assert max(kept) <= 4 * 64 + len(piece)
 
 
 def test_prose_is_let_out_a_few_words_behind_and_a_number_once_it_cannot_grow() -> None:
