@@ -13,7 +13,7 @@ ARTIFACTS := test-artifacts
 LLAMA_VERSION := 0.3.36
 LLAMA_WHEELS := $(HOME)/.cache/agent-harness/llama-generic-$(LLAMA_VERSION)
 
-.PHONY: serve serve-examples serve-local serve-cluster test lint typecheck docs docs-check unit eval eval-gate eval-local fuzz bench chromium nginx clean
+.PHONY: serve serve-examples serve-local serve-cluster test lint typecheck docs docs-check unit eval eval-gate eval-local fuzz bench chromium nginx prometheus clean
 
 serve: $(VENV)/.installed
 	$(BIN)/harness serve
@@ -35,7 +35,7 @@ serve-cluster: $(VENV)/.installed-cluster
 	env $(CLUSTER_ENV) HARNESS_DATA_DIR=.harness/cluster-8002 HARNESS_PORT=8002 $(BIN)/harness serve & second=$$!; \
 	trap 'kill -TERM $$first $$second 2>/dev/null; wait' INT TERM; wait
 
-test: $(VENV)/.installed-test $(NODE_TOOLS:%=%/node_modules) chromium nginx
+test: $(VENV)/.installed-test $(NODE_TOOLS:%=%/node_modules) chromium nginx prometheus
 	$(MAKE) lint typecheck docs-check unit eval-gate
 
 lint: $(VENV)/.installed-test
@@ -119,6 +119,13 @@ nginx:
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || { \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq nginx >/dev/null; \
 		else echo "!! nginx is missing and this is not root: the reverse-proxy tests will be skipped (CI fails)"; fi; }
+
+# Debian's prometheus scrapes two instances in tests/e2e/test_prometheus.py, and its promtool checks the alert
+# rules and the dashboard's PromQL (docs/prometheus, docs/grafana); run from the tests' own config, no service.
+prometheus:
+	@command -v prometheus >/dev/null && command -v promtool >/dev/null || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus >/dev/null; \
+		else echo "!! prometheus is missing and this is not root: the Prometheus tests will be skipped (CI fails)"; fi; }
 
 %/node_modules: %/package-lock.json
 	npm ci --prefix $* --no-audit --no-fund --loglevel=error
