@@ -5,7 +5,11 @@
 3. 10,000 paused runs with an open stream each, heartbeat 15 s and 5 s (RSS, jitter, CPU);
 4. 1,000 streams of running runs on a silent model (CPU, RSS);
 5. replay of a finished 20,000-event run (embedded log, Redis; each plain and sealed);
-6. a profile of the harness under the throughput load.
+6. a profile of the harness under the throughput load;
+7. concurrent streamed turns over two instances on the shared stores (issue 29), against one embedded instance.
+
+Throughput, first token, paused streams and replay also measure the harness on the shared stores (Redis for
+the run log, PostgreSQL for checkpoints; ``bench.shared``) beside the embedded path, in the same run.
 
     .venv/bin/python -m bench                  # everything, 15-25 minutes; writes docs/benchmarks.md
     .venv/bin/python -m bench --quick          # small sizes, a few minutes
@@ -33,7 +37,7 @@ if TYPE_CHECKING:
 
     from bench.report import Section
 
-BENCHMARKS = ("throughput", "first_token", "paused_streams", "silent_streams", "replay", "profile")
+BENCHMARKS = ("throughput", "first_token", "paused_streams", "silent_streams", "replay", "profile", "cluster_load")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -52,6 +56,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--silent-streams", type=int, help="streams of running runs on the silent model")
     parser.add_argument("--hold-s", type=float, help="the silent hold (s)")
     parser.add_argument("--stores", nargs="+", choices=STORES, help="replay stores (default: all)")
+    parser.add_argument("--concurrent-turns", type=int, help="turns of the two-instance load (cluster_load)")
     return parser.parse_args(argv)
 
 
@@ -66,11 +71,12 @@ def sizes(args: argparse.Namespace) -> dict[str, Any]:
         "silent_streams": args.silent_streams or (100 if quick else 1_000),
         "hold_s": args.hold_s or (5.0 if quick else 15.0),
         "stores": tuple(args.stores or STORES),
+        "concurrent_turns": args.concurrent_turns or (100 if quick else 500),
     }
 
 
 def plan(size: dict[str, Any]) -> dict[str, Callable[[], Section]]:
-    from bench import first_token, paused_streams, profile, replay, silent_streams, throughput
+    from bench import cluster_load, first_token, paused_streams, profile, replay, silent_streams, throughput
 
     return {
         "throughput": lambda: throughput.run(size["tokens"], size["rounds"]),
@@ -79,6 +85,7 @@ def plan(size: dict[str, Any]) -> dict[str, Callable[[], Section]]:
         "silent_streams": lambda: silent_streams.run(size["silent_streams"], size["hold_s"]),
         "replay": lambda: replay.run(size["tokens"], size["rounds"], size["stores"]),
         "profile": lambda: profile.run(size["tokens"], 3 if size["rounds"] == 1 else 5),
+        "cluster_load": lambda: cluster_load.run(size["concurrent_turns"]),
     }
 
 

@@ -11,8 +11,11 @@ store are the baseline, measured in the same run.
     .venv/bin/python -m bench.cluster_load --turns 100      # a quicker look
 
 It prints a markdown table (events/s over the whole load, first-event latency p50/p99, lost, duplicated,
-unfinished) and exits 1 if any event was lost or duplicated or any run did not finish. It is a benchmark
-script, not a timed test; docs/benchmarks.md records its figures.
+unfinished, the servers' CPU per turn, and the stores' CPU) and exits 1 if any event was lost or duplicated
+or any run did not finish. ``python -m bench`` runs it as its ``cluster_load`` step (issue 29's target: the
+two instances on shared stores at >= 0.9x the events/s of one embedded instance). The shared stores are a
+Redis of the benchmark's own and the machine's PostgreSQL (``bench.shared``); the instances may run on
+either core, the clients stay on theirs.
 """
 
 from __future__ import annotations
@@ -23,12 +26,18 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import httpx
 import msgspec
 
+from bench.report import Section, Target
+from bench.shared import shared_stores
+from bench.system import any_core, cpu_seconds
 from tests.support.harness_process import HarnessProcess
-from tests.support.shared_stores import fresh_shared_stores
+
+if TYPE_CHECKING:
+    from bench.shared import StoreCosts
 
 QUESTION = {"message": "How do I reset my password?"}
 SSE = {"Accept": "text/event-stream"}
@@ -43,10 +52,16 @@ class Outcome:
     switched: bool = False
 
 
+TARGET_RATIO = 0.9
+
+
 @dataclass
 class Load:
     outcomes: list[Outcome]
     seconds: float
+    server_cpu_s: float = 0.0
+    """CPU time of every instance over the load."""
+    stores: StoreCosts | None = None
 
     @property
     def events(self) -> int:
@@ -133,6 +148,19 @@ async def run_load(urls: list[str], turns: int, switch_every: int) -> Load:
         return Load(list(outcomes), time.perf_counter() - started)
 
 
+async def started(instance: HarnessProcess) -> HarnessProcess:
+    with any_core():
+        return await instance.start()
+
+
+async def measured_load(instances: list[HarnessProcess], turns: int, switch_every: int) -> Load:
+    pids = [instance.process.pid for instance in instances if instance.process is not None]
+    cpu = sum(cpu_seconds(pid) for pid in pids)
+    load = await run_load([instance.url for instance in instances], turns, switch_every)
+    load.server_cpu_s = sum(cpu_seconds(pid) for pid in pids) - cpu
+    return load
+
+
 async def measure(turns: int, switch_every: int, token_delay_ms: float) -> tuple[Load, Load]:
     common = {
         "HARNESS_STUB_TOKEN_DELAY_MS": str(token_delay_ms),
@@ -141,19 +169,21 @@ async def measure(turns: int, switch_every: int, token_delay_ms: float) -> tuple
         "HARNESS_HEARTBEAT_S": "5",
     }
     with tempfile.TemporaryDirectory() as root:
-        embedded = await HarnessProcess({**common, "HARNESS_DATA_DIR": f"{root}/embedded"}).start()
+        embedded = await started(HarnessProcess({**common, "HARNESS_DATA_DIR": f"{root}/embedded"}))
         try:
-            baseline = await run_load([embedded.url], turns, switch_every)
+            baseline = await measured_load([embedded], turns, switch_every)
         finally:
             await asyncio.to_thread(embedded.close)
-        with fresh_shared_stores() as shared:
+        with shared_stores() as shared:
             instances = [
                 HarnessProcess({**common, **shared.env, "HARNESS_DATA_DIR": f"{root}/shared-{i}"}) for i in range(2)
             ]
             try:
                 for instance in instances:
-                    await instance.start()
-                load = await run_load([instance.url for instance in instances], turns, switch_every)
+                    await started(instance)
+                with shared.measured() as costs:
+                    load = await measured_load(instances, turns, switch_every)
+                load.stores = costs[0]
             finally:
                 for instance in instances:
                     await asyncio.to_thread(instance.close)
@@ -169,15 +199,47 @@ def table(baseline: Load, load: Load, *, turns: int, switch_every: int) -> str:
         f"{turns} concurrent streamed turns; every {switch_every}th client follows the rest of its run on the other "
         "instance (on the embedded baseline: the same instance)",
         "",
-        "| path | events | events/s | first event p50 (ms) | first event p99 (ms) | lost | duplicated | unfinished |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| path | events | events/s | first event p50 (ms) | first event p99 (ms) | lost | duplicated | unfinished "
+        "| server CPU per turn (ms) | Redis CPU (s) | PostgreSQL CPU (s) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, result in rows:
+        stores = result.stores
         lines.append(
             f"| {name} | {result.events:,} | {result.events / result.seconds:,.0f} | {result.first_event_ms(0.5):.1f} "
-            f"| {result.first_event_ms(0.99):.1f} | {result.lost} | {result.duplicated} | {result.unfinished} |"
+            f"| {result.first_event_ms(0.99):.1f} | {result.lost} | {result.duplicated} | {result.unfinished} "
+            f"| {1000 * result.server_cpu_s / turns:.1f} "
+            f"| {'' if stores is None else f'{stores.redis_cpu_s:.2f}'} "
+            f"| {'' if stores is None else f'{stores.postgres_cpu_s:.2f}'} |"
         )
     return "\n".join(lines)
+
+
+def run(turns: int = 500, switch_every: int = 5, token_delay_ms: float = 5.0) -> Section:
+    baseline, load = asyncio.run(measure(turns, switch_every, token_delay_ms))
+    ratio = (load.events / load.seconds) / (baseline.events / baseline.seconds)
+    return Section(
+        title="6. Concurrent turns over two instances on the shared stores",
+        intro=(
+            f"{turns} concurrent `POST /chat` streams (stub model, a token every {token_delay_ms:g} ms) spread over "
+            "two `harness serve` instances on Redis + PostgreSQL; every run then checked: seqs 1..N, no gap, no "
+            "duplicate, one terminal event. The baseline is one instance on the embedded store under the same "
+            "turns, measured in the same run. Server CPU per turn sums every instance's CPU over the load."
+        ),
+        tables=[table(baseline, load, turns=turns, switch_every=switch_every)],
+        targets=[
+            Target(
+                "concurrent turns: two shared-store instances / one embedded >= 0.9x",
+                f"{ratio:.2f}x",
+                ratio >= TARGET_RATIO,
+            ),
+            Target(
+                "concurrent turns: 0 lost, 0 duplicated, 0 unfinished (shared stores)",
+                f"{load.lost} / {load.duplicated} / {load.unfinished}",
+                not (load.lost or load.duplicated or load.unfinished),
+            ),
+        ],
+    )
 
 
 def main() -> int:

@@ -31,7 +31,10 @@ framework (`bench/raw_app.py`); **fastapi**, FastAPI + sse-starlette + a pydanti
 (`bench/fastapi_app.py`); **harness**, the product (`api.app.create_app`), every event committed to its log
 before it is sent. Every figure is compared with a baseline measured in the same run; tests never assert
 times. Each benchmark also runs on its own: `python -m bench.throughput`, `bench.first_token`,
-`bench.paused_streams --streams 500`, `bench.silent_streams`, `bench.replay`, `bench.profile`.
+`bench.paused_streams --streams 500`, `bench.silent_streams`, `bench.replay`, `bench.profile`,
+`bench.cluster_load`. The shared-store figures (issue 29) run the harness on Redis (the run log) and
+PostgreSQL (checkpoints) beside the embedded path in the same run: a `redis-server` of the benchmark's own,
+so that its commands and CPU are the benchmark's alone, and the machine's PostgreSQL (`bench/shared.py`).
 
 Profiling recipe: start the harness under load (`python -m bench.profile` does both) and attach
 `py-spy record --native --format flamegraph -o harness.svg --pid <server pid>` (or
@@ -72,7 +75,7 @@ def render(sections: list[Section], *, started: datetime.datetime, revision: str
         RECIPE,
         f"### Run of {started:%Y-%m-%d %H:%M} UTC, commit {revision}",
         f"Machine: {machine()}. Options: `{options}`.",
-        "Targets (issue 12):\n\n" + summary,
+        "Targets (issues 12 and 29):\n\n" + summary,
         *(section.markdown() for section in sections),
         END,
     ]

@@ -13,6 +13,10 @@ The runs are created once per path: for the next heartbeat period the server is 
 data directory (a pause survives a restart) and the streams are opened on the same paused runs, so its
 idle figure already holds them.
 
+On the shared stores (``bench.shared``: Redis of the benchmark's own, the machine's PostgreSQL) two harness
+instances run and the streams are held on one of them; the Redis commands per second over the hold are
+reported (nothing happens but heartbeats: no stream should cost Redis anything).
+
 The baseline is the raw-ASGI app holding the same streams: the graph run to its interrupt (checkpointed
 in SQLite, as in the harness), then the response held open, a ``: hb`` every ``heartbeat_s``.
 
@@ -23,18 +27,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import itertools
 import tempfile
 import time
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 
 from bench.held import LABELS, HeldFigures, hold_streams
 from bench.report import Section, Target, table
 from bench.servers import Server
+from bench.shared import shared_stores
 from bench.system import CpuMeter, pin_client, raise_open_files, until_quiet
+
+if TYPE_CHECKING:
+    from bench.shared import SharedStores, StoreCosts
 
 __all__ = ("HoldFigures", "run")
 
@@ -42,6 +53,9 @@ REFUND = {"message": "Please refund invoice INV-1001."}
 WARMUP_RUNS = 5
 SETTLE_S = 2.0
 KB_BUDGET = 20.0
+SHARED_KB_BUDGET = 25.0
+SHARED = "harness-shared"
+SHARED_LABEL = "harness on Redis + PostgreSQL, one instance of two"
 JITTER_BUDGET_S = 1.0
 CPU_BUDGET_PCT = 5.0
 SERVICE_HEARTBEAT_S = 15.0
@@ -55,6 +69,7 @@ class HoldFigures(HeldFigures):
     create_s: float
     jitter_s: float
     intervals: int
+    redis_commands_per_s: float | None = None
 
 
 async def create_paused_runs(port: int, count: int, concurrency: int) -> list[str]:
@@ -84,7 +99,13 @@ async def warm_up(server: Server) -> None:
 
 
 async def measure_hold(
-    server: Server, streams: int, samples: int, create_concurrency: int, run_ids: list[str] | None
+    server: Server,
+    streams: int,
+    samples: int,
+    create_concurrency: int,
+    run_ids: list[str] | None,
+    *,
+    stores: SharedStores | None = None,
 ) -> tuple[HoldFigures, list[str]]:
     """The figures of holding a stream on each of ``run_ids`` (created first when None), and the run ids."""
     heartbeat_s = server.options.heartbeat_s
@@ -104,7 +125,11 @@ async def measure_hold(
         meter = CpuMeter(server.pid)
         meter.start()
         window_start = time.perf_counter()
-        await asyncio.sleep(3 * heartbeat_s + SETTLE_S)
+        measured: AbstractContextManager[list[StoreCosts]] = (
+            stores.measured() if stores is not None else nullcontext([])
+        )
+        with measured as costs:
+            await asyncio.sleep(3 * heartbeat_s + SETTLE_S)
         window_end = time.perf_counter()
         cpu_s, hold_s = meter.stop()
         arrivals = [list(count.arrivals) for count in held.sampled]
@@ -130,6 +155,7 @@ async def measure_hold(
         create_s=create_s,
         jitter_s=max(deviations),
         intervals=len(deviations),
+        redis_commands_per_s=costs[0].redis_commands_per_s if costs else None,
     )
     return figures, run_ids
 
@@ -139,24 +165,33 @@ def run(
     heartbeats: tuple[float, ...] = (15.0, 5.0),
     samples: int = 200,
     create_concurrency: int = 16,
-    apps: tuple[str, ...] = ("raw", "harness"),
+    apps: tuple[str, ...] = ("raw", "harness", SHARED),
 ) -> Section:
     raise_open_files()
     figures = []
     for app in apps:
-        with tempfile.TemporaryDirectory(prefix=f"bench-paused-{app}-") as data_dir:
+        with ExitStack() as stack:
+            data_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"bench-paused-{app}-"))
+            stores = stack.enter_context(shared_stores()) if app == SHARED else None
+            urls = stores.urls if stores is not None else None
+            if stores is not None:  # the other instance: its presence and leases are part of the deployment
+                stack.enter_context(Server("harness", "stub", heartbeat_s=SERVICE_HEARTBEAT_S, shared=urls))
             run_ids = None
             for heartbeat_s in heartbeats:
-                with Server(app, "stub", heartbeat_s=heartbeat_s, data_dir=Path(data_dir)) as server:
-                    hold, run_ids = asyncio.run(measure_hold(server, streams, samples, create_concurrency, run_ids))
-                figures.append(hold)
+                kind = "raw" if app == "raw" else "harness"
+                server = Server(kind, "stub", heartbeat_s=heartbeat_s, data_dir=Path(data_dir), shared=urls)
+                with server:
+                    hold, run_ids = asyncio.run(
+                        measure_hold(server, streams, samples, create_concurrency, run_ids, stores=stores)
+                    )
+                figures.append(dataclasses.replace(hold, app=app))
     return section(figures, samples)
 
 
 def section(figures: list[HoldFigures], samples: int) -> Section:
     rows = [
         (
-            LABELS.get(f.app, f.app),
+            {**LABELS, SHARED: SHARED_LABEL}.get(f.app, f.app),
             f"{f.heartbeat_s:g}",
             f"{f.streams:,}",
             f"{f.idle_kb / 1024:,.1f}",
@@ -166,16 +201,17 @@ def section(figures: list[HoldFigures], samples: int) -> Section:
             f"{f.jitter_s * 1000:.0f}",
             f"{f.cpu_pct:.2f}",
             f"{f.create_s:.0f}" if f.create_s else "restarted on them",
+            "" if f.redis_commands_per_s is None else f"{f.redis_commands_per_s:,.1f}",
         )
         for f in figures
     ]
     ratios = []
-    for harness in (f for f in figures if f.app == "harness"):
+    for harness in (f for f in figures if f.app in ("harness", SHARED)):
         raw = next((f for f in figures if f.app == "raw" and f.heartbeat_s == harness.heartbeat_s), None)
         if raw is not None:
             ratios.append(
                 (
-                    f"harness / raw at {harness.heartbeat_s:g} s",
+                    f"{'harness' if harness.app == 'harness' else 'shared stores'} / raw at {harness.heartbeat_s:g} s",
                     f"{harness.kb_per_stream / raw.kb_per_stream:.2f}x",
                     f"{harness.cpu_pct / raw.cpu_pct:.2f}x" if raw.cpu_pct else "n/a",
                 )
@@ -191,8 +227,19 @@ def section(figures: list[HoldFigures], samples: int) -> Section:
         "heartbeat jitter max (ms)",
         "CPU in hold (% of a core)",
         "creating the runs (s)",
+        "Redis commands/s in hold",
     )
     targets = []
+    for f in (f for f in figures if f.app == SHARED and f.heartbeat_s == SERVICE_HEARTBEAT_S):
+        at = f"at {f.heartbeat_s:g} s, shared stores; issue 29"
+        targets += [
+            Target(
+                f"paused streams: <= 25 KB RSS per stream ({at})",
+                f"{f.kb_per_stream:.1f} KB",
+                f.kb_per_stream <= SHARED_KB_BUDGET,
+            ),
+            Target(f"paused streams: CPU < 5% of a core ({at})", f"{f.cpu_pct:.2f}%", f.cpu_pct < CPU_BUDGET_PCT),
+        ]
     for f in (f for f in figures if f.app == "harness" and f.heartbeat_s == SERVICE_HEARTBEAT_S):
         at = f"at {f.heartbeat_s:g} s"
         targets += [

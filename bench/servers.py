@@ -35,7 +35,7 @@ from bench.system import cpu_seconds, raise_open_files, rss_kb, taskset_prefix
 if TYPE_CHECKING:
     from types import TracebackType
 
-__all__ = ("APPS", "Server", "SharedStoreUrls")
+__all__ = ("APPS", "Server", "SharedStoreUrls", "free_port")
 
 APPS = ("raw", "fastapi", "harness")
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,7 +82,7 @@ class Server:
 
     def __init__(self, app: str, model: str, *, data_dir: Path | None = None, **options: Any) -> None:
         self.options = ServerOptions(app, model, **options)
-        self.port = _free_port()
+        self.port = free_port()
         self._owns_data = data_dir is None
         self._data_dir = data_dir or Path(tempfile.mkdtemp(prefix=f"bench-{app}-"))
         self._process: subprocess.Popen[bytes] | None = None
@@ -143,7 +143,7 @@ class Server:
         raise RuntimeError(f"the {self.options.app} server did not answer in 120 s")
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]

@@ -9,14 +9,20 @@ the same as ``utime + stime`` of ``/proc/PID/stat`` but not rounded to 10 ms tic
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import resource
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = (
     "SERVER_CORE",
     "CpuMeter",
+    "any_core",
     "cpu_seconds",
     "pin_client",
     "raise_open_files",
@@ -94,6 +100,18 @@ async def until_quiet(pid: int, *, window_s: float = 1.0, quiet_pct: float = 5.0
             return time.monotonic() - started
     print(f"warning: process {pid} still used {quiet_pct:g}% of a core or more after {timeout_s:g} s", flush=True)
     return time.monotonic() - started
+
+
+@contextlib.contextmanager
+def any_core() -> Iterator[None]:
+    """Processes started in the block may run on any core (this one may be pinned to the clients' core):
+    the instances of ``bench.cluster_load`` and the benchmark's own Redis."""
+    pinned = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, pinned)
 
 
 def pin_client() -> None:
