@@ -1,9 +1,10 @@
 """Wraps each node in its OpenTelemetry span, records the span's duration in the trace, and tells the stream.
 
-The span is the one measurement of a node's latency: ``ChatResponse.trace`` and the ``node_completed``
-event both read the entry written here. ``node_started`` and ``node_completed`` go to LangGraph's ``custom``
-stream from here, beside the tokens, so a streamed turn needs no other stream mode (each one LangGraph
-adds costs about a quarter of a millisecond before the first token).
+The span, a child of the run's ``invoke_agent`` span (``agent.graph_tracing``), is the one measurement of a
+node's latency: ``ChatResponse.trace`` and the ``node_completed`` event both read the entry written here.
+``node_started`` and ``node_completed`` go to LangGraph's ``custom`` stream from here, beside the tokens, so
+a streamed turn needs no other stream mode (each one LangGraph adds costs about a quarter of a millisecond
+before the first token).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from langgraph.errors import GraphInterrupt
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
+from agent.graph_tracing import parent_context
 from contracts import NodeCompleted, NodeStarted
 
 if TYPE_CHECKING:
@@ -47,10 +49,12 @@ class InstrumentedNode(Protocol):
 def instrumented(name: str, function: NodeFunction, deps: AgentDeps) -> InstrumentedNode:
     async def node(state: AgentState) -> dict[str, Any]:
         stream = get_stream_writer()
-        step: int = get_config()["metadata"]["langgraph_step"]
+        config = get_config()
+        step: int = config["metadata"]["langgraph_step"]
         stream(NodeStarted(node=name, step=step))
         span = deps.tracer.start_span(
             f"node {name}",
+            context=parent_context(config),
             start_time=deps.clock.now_ns(),
             attributes={
                 "agent.node": name,

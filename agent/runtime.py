@@ -10,9 +10,11 @@ from agent.actions import ActionRegistry
 from agent.clock import RandomIds, SystemClock
 from agent.deps import AgentDeps
 from agent.graph import build_graph
+from agent.graph_tracing import tracing_to
 from agent.knowledge import KnowledgeIndex, load_bundled_corpus
 from agent.llm.factory import close_llm_client, create_llm_client
 from agent.llm.pricing import PriceTable
+from agent.llm.traced import traced
 from agent.stores import open_stores
 from agent.telemetry import TRACER_NAME, create_tracer_provider
 
@@ -55,18 +57,20 @@ async def open_agent(
     provider = tracer_provider or create_tracer_provider()
     try:
         async with open_stores(config) as stores:
+            tracer = provider.get_tracer(TRACER_NAME)
             deps = AgentDeps(
-                llm=llm or create_llm_client(config),
+                llm=traced(llm or create_llm_client(config), tracer),
                 knowledge=KnowledgeIndex(load_bundled_corpus()),
                 actions=ActionRegistry.default(stores.ledger),
                 prices=PriceTable.with_overrides(config.llm.prices_path),
-                tracer=provider.get_tracer(TRACER_NAME),
+                tracer=tracer,
                 clock=clock or SystemClock(),
                 ids=ids or RandomIds(),
                 retrieval_k=config.retrieval_k,
             )
             try:
-                yield Agent(graph=build_graph(deps, stores.checkpointer), deps=deps, stores=stores)
+                with tracing_to(provider):
+                    yield Agent(graph=build_graph(deps, stores.checkpointer), deps=deps, stores=stores)
             finally:
                 if llm is None:
                     await close_llm_client(deps.llm)

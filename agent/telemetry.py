@@ -1,7 +1,9 @@
-"""OpenTelemetry set-up: spans for every node, model call, retrieval and guardrail decision.
+"""OpenTelemetry set-up: spans for every graph run, node, model call, tool, retrieval and guardrail decision.
 
-No exporter by default. ``OTEL_TRACES_EXPORTER=console`` prints spans; ``otlp`` (or an
-``OTEL_EXPORTER_OTLP_ENDPOINT``) ships them with the OTLP/HTTP exporter of the ``otlp`` extra.
+The spans follow the OpenTelemetry GenAI semantic conventions where one applies (``agent.gen_ai``). No
+exporter by default. ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``, or
+``OTEL_TRACES_EXPORTER=otlp``) ships them over OTLP/HTTP (protobuf); ``OTEL_TRACES_EXPORTER=console``
+prints them.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
@@ -20,6 +23,7 @@ __all__ = ("SERVICE_NAME", "TRACER_NAME", "create_tracer_provider")
 
 SERVICE_NAME = "agent-harness"
 TRACER_NAME = "agent"
+_TRACES_PATH = "v1/traces"
 
 
 def create_tracer_provider(environ: Mapping[str, str] | None = None) -> TracerProvider:
@@ -33,17 +37,25 @@ def create_tracer_provider(environ: Mapping[str, str] | None = None) -> TracerPr
 
 def _exporter(env: Mapping[str, str]) -> SpanExporter | None:
     choice = env.get("OTEL_TRACES_EXPORTER", "").strip().lower()
-    if not choice and env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+    endpoint = _traces_endpoint(env)
+    if not choice and endpoint:
         choice = "otlp"
     if choice == "console":
         return ConsoleSpanExporter()
     if choice == "otlp":
-        try:
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-        except ImportError as exc:
-            raise RuntimeError(
-                "OTEL_TRACES_EXPORTER=otlp needs the OTLP exporter: pip install 'agent-harness[otlp]'"
-            ) from exc
-        exporter: SpanExporter = OTLPSpanExporter()
-        return exporter
+        otlp: SpanExporter = OTLPSpanExporter(endpoint=endpoint)
+        return otlp
     return None
+
+
+def _traces_endpoint(env: Mapping[str, str]) -> str | None:
+    """The traces URL the specification derives: the signal's own variable as is, else the base + v1/traces.
+
+    Read from ``env`` rather than left to the exporter, which reads only the process environment."""
+    own = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
+    if own:
+        return own
+    base = env.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
+    if not base:
+        return None
+    return base if base.endswith(_TRACES_PATH) else f"{base.rstrip('/')}/{_TRACES_PATH}"

@@ -13,6 +13,7 @@ from litestar.middleware.rate_limit import RateLimitConfig, get_remote_address
 from litestar.openapi import OpenAPIConfig
 
 from agent import RandomIds, SystemClock, open_agent
+from agent.graph_tracing import for_every_task
 from agent.knowledge import KnowledgeIndex
 from api.auth import ANONYMOUS, Principal
 from api.auth.identity import Identity
@@ -118,6 +119,7 @@ def create_app(
         async with (
             open_agent(settings.agent, llm=llm, clock=clock, ids=ids, tracer_provider=tracer_provider) as agent,
             open_run_stores(settings, agent.stores) as (log, cluster),
+            for_every_task(),  # the graph runs' traces: runs start in request tasks, outside the lifespan's context
         ):
             graphs = await open_graphs(settings, agent)
             metered = metrics.meter_log(log, store="redis" if settings.shared else "sqlite")

@@ -13,11 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agent.clock import format_timestamp
+from agent.evaluation.case_trace import CaseTrace
 from agent.evaluation.checks import turn_failures
 from agent.evaluation.records import GraphRecord
 from agent.evaluation.results import CaseResult, ProposedAction, TurnResult
@@ -28,6 +26,8 @@ from agent.turns import resume_turn, run_turn, thread_config
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     from agent.config import AgentConfig
     from agent.evaluation.dataset import Case, Turn
@@ -110,12 +110,11 @@ async def run_dataset(
 
 async def run_case(case: Case, config: AgentConfig, *, epoch: int = 1) -> CaseResult:
     """The case's turns, in order, in one session of an agent opened on ``config.data_dir``."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    telemetry = CaseTrace(config, epoch=epoch)  # its spans, OTLP export, model client (cache), scores as events
+    exporter = telemetry.exporter
     turns: list[TurnResult] = []
     try:
-        async with open_agent(config, tracer_provider=provider) as agent:
+        async with telemetry, open_agent(config, **telemetry.agent_options()) as agent:
             previous: ChatResponse | None = None
             for index, turn in enumerate(case.turns, start=1):
                 if turns and turns[-1].status in ("error", "skipped"):
@@ -129,11 +128,11 @@ async def run_case(case: Case, config: AgentConfig, *, epoch: int = 1) -> CaseRe
     except Exception as exc:  # opening the agent or reading its state failed: the turns not yet run are errors
         message = f"{type(exc).__name__}: {exc}"
         turns += [_not_run(i, t, "error", message) for i, t in enumerate(case.turns, start=1) if i > len(turns)]
-    finally:
-        provider.shutdown()
     for result in turns:
         result.failures = turn_failures(result)
-    return CaseResult.of(id=case.id, category=case.category, known_issue=case.known_issue, turns=turns, epoch=epoch)
+    outcome = CaseResult.of(id=case.id, category=case.category, known_issue=case.known_issue, turns=turns, epoch=epoch)
+    await telemetry.close(outcome)
+    return outcome
 
 
 async def _run_turn(

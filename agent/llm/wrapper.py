@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent.llm.protocol import LLMClient
@@ -16,11 +16,17 @@ def provider_of(client: LLMClient) -> str:
 
 
 class LLMWrapper:
-    """``inner``'s model and provider, and its connections closed when this is."""
+    """``inner``'s model and provider, and its connections closed when this is. Anything else the inner
+    client offers (the model-based input check's ``screen``) is the inner client's, unchanged."""
 
     def __init__(self, inner: LLMClient) -> None:
         self.inner = inner
         self.provider = provider_of(inner)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (during unpickling or a failed __init__): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
 
     @property
     def model(self) -> str:

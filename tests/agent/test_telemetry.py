@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-import importlib
-
 import pytest
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
 
 from agent.telemetry import create_tracer_provider
@@ -32,12 +31,17 @@ def test_the_service_name_is_the_standard_variable_or_ours() -> None:
     assert create_tracer_provider({}).resource.attributes["service.name"] == "agent-harness"
 
 
-def test_otlp_uses_the_exporter_of_the_otlp_extra_or_says_how_to_install_it() -> None:
-    try:
-        importlib.import_module("opentelemetry.exporter.otlp.proto.http.trace_exporter")
-    except ImportError:
-        with pytest.raises(RuntimeError, match=r"pip install 'agent-harness\[otlp\]'"):
-            create_tracer_provider({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"})
-        return
-    [exporter] = exporters({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"})
-    assert type(exporter).__name__ == "OTLPSpanExporter"
+@pytest.mark.parametrize(
+    ("environ", "endpoint"),
+    [
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, "http://127.0.0.1:4318/v1/traces"),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318/"}, "http://collector:4318/v1/traces"),
+        ({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/custom"}, "http://collector:4318/custom"),
+    ],
+)
+def test_an_otlp_endpoint_turns_on_the_otlp_http_exporter_at_the_traces_path(
+    environ: dict[str, str], endpoint: str
+) -> None:
+    [exporter] = exporters(environ)
+    assert isinstance(exporter, OTLPSpanExporter)
+    assert exporter._endpoint == endpoint
