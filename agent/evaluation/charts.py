@@ -8,9 +8,12 @@ from typing import TYPE_CHECKING
 from agent.evaluation.formatting import format_ms
 
 if TYPE_CHECKING:
-    from agent.evaluation.metrics import ConfusionMatrix, LatencyStats
+    from collections.abc import Sequence
 
-__all__ = ("confusion_svg", "latency_svg")
+    from agent.evaluation.metrics import ConfusionMatrix, LatencyStats
+    from agent.evaluation.statistics import Estimate
+
+__all__ = ("confusion_svg", "interval_svg", "latency_svg")
 
 _FONT = 'font-family="system-ui, sans-serif" font-size="12"'
 
@@ -75,3 +78,43 @@ def confusion_svg(matrix: ConfusionMatrix) -> str:
             ]
     parts.append("</svg>")
     return "".join(parts)
+
+
+def interval_svg(rows: Sequence[tuple[str, Estimate]], *, width: int = 640) -> str:
+    """Rates in [0, 1], one row each: the 95% interval as a bar with whiskers, the value as a dot."""
+    label_w, value_w, row_h, top = 190, 150, 24, 22
+    plot_w = width - label_w - value_w
+    height = top + row_h * max(len(rows), 1) + 8
+    parts = [
+        f'<svg class="chart" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" {_FONT}>',
+        "<title>Each rate with its 95% interval (bootstrap clustered by case)</title>",
+    ]
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        x = label_w + plot_w * tick
+        parts += [
+            f'<line x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{height - 6}" stroke="#e5e7eb"/>',
+            f'<text x="{x:.1f}" y="{top - 9}" text-anchor="middle" fill="#6b7280">{tick:g}</text>',
+        ]
+    for row, (metric, estimate) in enumerate(rows):
+        y = top + row * row_h + row_h / 2
+        parts.append(f'<text x="{label_w - 8}" y="{y + 4:.1f}" text-anchor="end">{escape(metric)}</text>')
+        if estimate.value is None:
+            continue
+        if estimate.ci95 is not None:
+            low, high = (label_w + plot_w * _clamp(v) for v in estimate.ci95)
+            parts += [
+                f'<rect x="{low:.1f}" y="{y - 5:.1f}" width="{max(high - low, 1.0):.1f}" height="10" '
+                'fill="#bfdbfe" stroke="#2563eb" stroke-width="1"/>',
+            ]
+        x = label_w + plot_w * _clamp(estimate.value)
+        interval = f" [{estimate.ci95[0]:.3f}, {estimate.ci95[1]:.3f}]" if estimate.ci95 else ""
+        parts += [
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="#1d4ed8"/>',
+            f'<text x="{label_w + plot_w + 8}" y="{y + 4:.1f}">{estimate.value:.3f}{interval}</text>',
+        ]
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _clamp(value: float) -> float:
+    return min(max(value, 0.0), 1.0)

@@ -9,38 +9,36 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from agent.config import AgentConfig, ConfigError
 from agent.evaluation.compare_command import add_compare_parser, compare_settings, verdict_of
-from agent.evaluation.dataset import BUNDLED_DATASETS, DatasetError, load_dataset, resolve_dataset
-from agent.evaluation.formatting import SUMMARY_METRICS, format_metric
+from agent.evaluation.dataset import (
+    BUNDLED_DATASETS,
+    DatasetError,
+    load_dataset,
+    load_graph_dataset,
+    resolve_dataset,
+)
+from agent.evaluation.execution import DEFAULT_CONCURRENCY, LOCAL_CONCURRENCY, EvalPlan, run_plan
+from agent.evaluation.formatting import format_estimate, format_metric, shown_metrics
 from agent.evaluation.gate import GateConfigError, evaluate_gate, find_pyproject, load_gate_config
-from agent.evaluation.headline import headline
 from agent.evaluation.report import ReportError, build_report, dataset_info, load_report
-from agent.evaluation.runner import check_provider, run_dataset
+from agent.evaluation.statistics import DEFAULT_SEED
 from agent.evaluation.writer import write_reports
+from agent.graphs.registry import SUPPORT_GRAPH_ID
 from agent.knowledge import load_bundled_corpus
-from agent.llm.local_autostart import serving_local_model
 from agent.llm.local_server import LocalServerError
 
 if TYPE_CHECKING:
-    from agent.evaluation.dataset import Case
     from agent.evaluation.gate import GateResult
     from agent.evaluation.report import Report
-    from agent.evaluation.results import CaseResult
-    from agent.evaluation.runner import EvalRun
 
 __all__ = ("add_eval_parser", "run_eval_command")
-
-DEFAULT_CONCURRENCY = 8
-LOCAL_CONCURRENCY = 1
-"""The bundled llama.cpp server answers one request at a time; more would only queue into timeouts."""
 
 
 def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -69,6 +67,22 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         help=f"cases run at once (default: {DEFAULT_CONCURRENCY}; {LOCAL_CONCURRENCY} for the local model)",
     )
     parser.add_argument("--out", type=Path, help="where the reports go (default: $HARNESS_DATA_DIR/eval)")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="langgraph.json",
+        help="evaluate a graph of this langgraph.json (with --graph) instead of the support agent",
+    )
+    parser.add_argument("--graph", metavar="ID", help="the graph id to evaluate (default: support)")
+    parser.add_argument("--epochs", type=_positive_int, default=1, help="run every case this many times (default: 1)")
+    parser.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"of the bootstrap intervals (default: {DEFAULT_SEED})"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish an interrupted eval: keep the cases --out's results.jsonl has, run the rest",
+    )
     parser.add_argument(
         "--gate", action="store_true", help="exit 1 unless every [tool.harness.gate] threshold in pyproject.toml holds"
     )
@@ -100,17 +114,24 @@ def run_eval_command(args: argparse.Namespace) -> int:
         config = AgentConfig.from_env()
         gate = load_gate_config(args.gate_config or find_pyproject()) if args.gate or args.baseline else None
         baseline = load_report(args.baseline) if args.baseline else None
-        cases = load_dataset(args.dataset, known_doc_ids={doc.doc_id for doc in load_bundled_corpus()})
+        out = args.out or config.data_dir / "eval"
+        plan = _plan(args, out)
         configs = _provider_configs(config, args.providers or [config.llm.provider])
-        runs = asyncio.run(_run_providers(cases, configs, args.concurrency, errors))
+        runs = asyncio.run(run_plan(plan, configs, errors))
     except (ConfigError, DatasetError, GateConfigError, ReportError, LocalServerError) as exc:
         errors.print(f"harness eval: {exc}", markup=False, highlight=False)
         return 2
 
-    report = build_report(dataset_info(args.dataset, len(cases)), runs)
-    files = write_reports(report, args.out or config.data_dir / "eval")
+    report = build_report(
+        plan.dataset,
+        runs,
+        graph=plan.graph,
+        seed=args.seed,
+        config=str(plan.config_path) if plan.config_path else None,
+    )
+    files = write_reports(report, out, baseline=baseline)
     _print_summary(console, report)
-    for path in (files.json, files.markdown, files.html):
+    for path in (files.json, files.markdown, files.html, files.junit):
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
     code = 0
     if gate is not None and args.gate:
@@ -131,54 +152,42 @@ def _provider_configs(config: AgentConfig, providers: list[str]) -> list[AgentCo
     ]
 
 
-async def _run_providers(
-    cases: list[Case], configs: list[AgentConfig], concurrency: int | None, console: Console
-) -> list[EvalRun]:
-    """One pass per provider, one after the other, so their latencies do not disturb each other.
-
-    Every provider is checked before the first pass starts: a typo in the last ``--provider`` should not
-    cost the time of the passes before it. A ``local`` pass starts the bundled model's server for itself
-    (as ``harness serve --provider local`` does) unless a base URL names one, and stops it afterwards.
-    """
-    for config in configs:
-        await check_provider(config)
-    runs: list[EvalRun] = []
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("[red]{task.fields[failed]} failing"),
-        TimeElapsedColumn(),
+def _plan(args: argparse.Namespace, out: Path) -> EvalPlan:
+    """What ``args`` ask to run, the dataset loaded and validated whole before anything runs."""
+    if args.config is None:
+        if args.graph not in (None, SUPPORT_GRAPH_ID):
+            raise ConfigError(f"--graph {args.graph} needs --config (the langgraph.json that names it)")
+        cases = load_dataset(args.dataset, known_doc_ids={doc.doc_id for doc in load_bundled_corpus()})
+        info = dataset_info(args.dataset, len(cases))
+        return EvalPlan(graph=SUPPORT_GRAPH_ID, dataset=info, out=out, support_cases=cases, **_common(args))
+    if args.graph is None:
+        raise ConfigError("--config needs --graph (the id of the graph to evaluate)")
+    if args.dataset in BUNDLED_DATASETS.values():
+        raise ConfigError("--graph needs its own --dataset (the bundled ones are the support agent's)")
+    graph_cases = load_graph_dataset(args.dataset)
+    info = dataset_info(args.dataset, len(graph_cases))
+    return EvalPlan(
+        graph=args.graph, dataset=info, out=out, graph_cases=graph_cases, config_path=args.config, **_common(args)
     )
-    with Progress(*columns, console=console) as progress:
-        for config in configs:
-            task = progress.add_task(config.llm.provider, total=len(cases), failed=0)
-            failed = 0
-
-            def advance(result: CaseResult, task: TaskID = task) -> None:
-                nonlocal failed
-                failed += 0 if result.passed else 1
-                progress.update(task, advance=1, failed=failed)
-
-            pass_concurrency = concurrency or _default_concurrency(config)
-            async with serving_local_model(config) as served:
-                runs.append(await run_dataset(cases, served, concurrency=pass_concurrency, on_case_done=advance))
-    return runs
 
 
-def _default_concurrency(config: AgentConfig) -> int:
-    return LOCAL_CONCURRENCY if "local" in config.llm.providers else DEFAULT_CONCURRENCY
+def _common(args: argparse.Namespace) -> dict[str, Any]:
+    return {"epochs": args.epochs, "concurrency": args.concurrency, "resume": args.resume}
 
 
 def _print_summary(console: Console, report: Report) -> None:
-    table = Table(title=f"eval: {report.dataset.name} ({report.dataset.cases} cases)")
+    """Every metric with its standard error and 95% interval, providers side by side."""
+    run = report.run
+    table = Table(
+        title=f"eval: {run.graph} on {report.dataset.name} ({report.dataset.cases} cases × {run.epochs} epochs)",
+        caption="value ± standard error [95% interval, bootstrap clustered by case]",
+    )
     table.add_column("metric", no_wrap=True)
-    for run in report.runs:
-        table.add_column(f"{run.provider}\n{run.model or ''}", justify="right")
-    values = [headline(run.metrics) for run in report.runs]
-    for metric in SUMMARY_METRICS:
-        table.add_row(metric, *(format_metric(metric, v[metric]) for v in values))
-    table.add_row("wall time", *(f"{run.duration_s:.2f} s" for run in report.runs), end_section=True)
+    for provider in report.runs:
+        table.add_column(f"{provider.provider}\n{provider.model or ''}", justify="right")
+    for metric in shown_metrics(report.metrics):
+        table.add_row(metric, *(format_estimate(metric, p.estimates.get(metric)) for p in report.runs))
+    table.add_row("wall time", *(f"{p.duration_s:.2f} s" for p in report.runs), end_section=True)
     console.print(table)
 
 

@@ -25,7 +25,8 @@ __all__ = (
     "parse_path",
 )
 
-CaseId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9_.-]*$", max_length=120)]
+CaseId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=48)]
+"""Also the thread id of each epoch (``eval-<id>-<epoch>``), so a run id's characters and length."""
 TrajectoryMatch = Literal["strict", "unordered", "subset", "superset"]
 _PATH_PART = re.compile(r"^(-?\d+|[^.]+)$")
 

@@ -5,13 +5,24 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
-from agent.evaluation.charts import confusion_svg, latency_svg
-from agent.evaluation.formatting import SUMMARY_METRICS, format_fraction, format_metric, format_ms, format_ratio
-from agent.evaluation.headline import HEADLINE_METRICS, headline
+from agent.evaluation.case_diff import case_changes
+from agent.evaluation.charts import confusion_svg, interval_svg, latency_svg
+from agent.evaluation.formatting import (
+    format_estimate,
+    format_fraction,
+    format_metric,
+    format_ms,
+    format_ratio,
+    is_rate,
+    shown_metrics,
+)
+from agent.evaluation.markdown import describe_metric
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from agent.evaluation.case_diff import CaseChange
+    from agent.evaluation.records import GraphRecord
     from agent.evaluation.report import ProviderReport, Report
 
 __all__ = ("render_html",)
@@ -25,31 +36,45 @@ th { background: #f9fafb; } td.num { text-align: right; font-variant-numeric: ta
 .fail { color: #b91c1c; font-weight: 600; } .pass { color: #15803d; } .muted { color: #6b7280; }
 .charts { display: flex; flex-wrap: wrap; gap: 2rem; align-items: flex-start; }
 code { background: #f3f4f6; padding: 0 .2rem; border-radius: 3px; }
+.trajectory span { display: inline-block; padding: 0 .35rem; margin: 1px; border-radius: 3px; background: #dcfce7; }
+.trajectory span.interrupted { background: #fef3c7; } .trajectory span.error { background: #fee2e2; }
+.trajectory span.nested { font-size: .85em; opacity: .8; }
+.change-fixed, .change-better { color: #15803d; } .change-regressed, .change-worse { color: #b91c1c; font-weight: 600; }
 """
 
 
-def render_html(report: Report) -> str:
+def render_html(report: Report, *, baseline: Report | None = None) -> str:
     d = report.dataset
-    values = [headline(run.metrics) for run in report.runs]
+    run = report.run
     summary = _table(
-        ["metric", *(run.provider for run in report.runs), "what it counts"],
+        ["metric", *(p.provider for p in report.runs), "n", "what it counts"],
         [
             [
                 f"<code>{metric}</code>",
-                *(_num(format_metric(metric, v[metric])) for v in values),
-                escape(HEADLINE_METRICS[metric].description),
+                *(_num(format_estimate(metric, p.estimates.get(metric))) for p in report.runs),
+                _num(str(report.metrics[metric].n)),
+                escape(describe_metric(metric)),
             ]
-            for metric in SUMMARY_METRICS
+            for metric in shown_metrics(report.metrics)
         ],
     )
+    rates = [(m, report.metrics[m]) for m in shown_metrics(report.metrics) if is_rate(m)]
+    changes = case_changes(baseline, report)
     body = [
-        f"<h1>Eval report: {escape(d.name)}</h1>",
+        f"<h1>Eval report: {escape(run.graph)} on {escape(d.name)}</h1>",
         f'<p class="muted">Generated {escape(report.generated_at)} from <code>{escape(d.name)}</code> '
-        f"({d.cases} cases, sha256 <code>{escape(d.sha256[:12])}</code>); report schema {report.schema_version}.</p>",
+        f"({d.cases} cases × {run.epochs} epoch(s), sha256 <code>{escape(d.sha256[:12])}</code>) at commit "
+        f"<code>{escape((run.git_commit or 'unknown')[:12])}</code>; report schema {report.schema_version}.</p>",
         "<h2>Summary</h2>",
+        f'<p class="muted">value ± standard error [95% interval]: {run.resamples} bootstrap draws of whole cases '
+        f"(seed {run.seed}).</p>",
         summary,
-        *(_provider_section(run) for run in report.runs),
+        f"<h3>Rates of {escape(run.provider)} with their 95% intervals</h3>",
+        interval_svg(rates),
+        *(_graph_section(p, changes) if p.records else _provider_section(p) for p in report.runs),
     ]
+    if baseline is not None and not report.runs[0].records:
+        body.append(_support_changes(changes, baseline))
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -57,6 +82,80 @@ def render_html(report: Report) -> str:
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
+
+
+def _support_changes(changes: dict[str, CaseChange], baseline: Report) -> str:
+    moved = [(case_id, change) for case_id, change in changes.items() if change != "same"]
+    title = f"<h2>Cases against the baseline ({escape(baseline.run.git_commit or baseline.generated_at)})</h2>"
+    if not moved:
+        return title + "<p>No case changed.</p>"
+    rows = [[f"<code>{escape(c)}</code>", f'<span class="change-{ch}">{ch}</span>'] for c, ch in moved]
+    return title + _table(["case", "change"], rows)
+
+
+def _graph_section(run: ProviderReport, changes: dict[str, CaseChange]) -> str:
+    header = [
+        "case",
+        "passed",
+        *(["vs baseline"] if changes else []),
+        "epoch",
+        "trajectory",
+        "tool calls",
+        "interrupts",
+        "misses",
+        "event log",
+    ]
+    rows: list[list[str]] = []
+    for case in run.case_scores:
+        records = [r for r in run.records if r.id == case.id]
+        for index, record in enumerate(records):
+            first = index == 0
+            change = changes.get(case.id, "")
+            rows.append(
+                [
+                    f"<code>{escape(case.id)}</code>" if first else "",
+                    (_passed_cell(case.epochs_passed, case.epochs) if first else ""),
+                    *([f'<span class="change-{change}">{change}</span>' if first else ""] if changes else []),
+                    _num(str(record.epoch)),
+                    _trajectory_cell(record),
+                    "<br>".join(f"<code>{escape(c.name)}({escape(_args(c.args))})</code>" for c in record.tool_calls),
+                    _num(str(len(record.interrupts))),
+                    '<span class="fail">'
+                    + "<br>".join(escape(f) for f in record.failures or ([record.error] if record.error else []))
+                    + "</span>",
+                    f'<a href="{escape(record.events)}">events</a>' if record.events else "",
+                ]
+            )
+    return "\n".join(
+        [
+            f"<h2>{escape(run.provider)}</h2>",
+            f'<p class="muted">{len(run.case_scores)} cases × {run.epochs} epoch(s) in {run.duration_s:.2f} s at '
+            f"concurrency {run.concurrency}; {sum(c.passed for c in run.case_scores)} passed every epoch. Each event "
+            "log is the run's envelopes as JSONL, the shape of <code>GET /runs/{id}/events</code>.</p>",
+            "<h3>Cases: trajectory, tool calls, interrupts</h3>",
+            _table(header, rows),
+        ]
+    )
+
+
+def _passed_cell(passed: int, epochs: int) -> str:
+    css = "pass" if passed == epochs else "fail"
+    return f'<span class="{css}">{passed}/{epochs}</span>'
+
+
+def _trajectory_cell(record: GraphRecord) -> str:
+    steps = []
+    for step in record.trajectory:
+        classes = " ".join(
+            c for c in (step.outcome if step.outcome != "ok" else "", "nested" if step.depth else "") if c
+        )
+        title = f"{step.latency_ms:.1f} ms, {step.outcome}"
+        steps.append(f'<span class="{classes}" title="{escape(title)}">{escape(step.node)}</span>')
+    return '<div class="trajectory">' + "→".join(steps) + "</div>"
+
+
+def _args(args: dict[str, object]) -> str:
+    return ", ".join(f"{key}={value!r}" for key, value in sorted(args.items()))
 
 
 def _provider_section(run: ProviderReport) -> str:

@@ -4,40 +4,120 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent.evaluation.case_diff import case_changes
 from agent.evaluation.checks import describe_action
-from agent.evaluation.formatting import SUMMARY_METRICS, format_fraction, format_metric, format_ms, format_ratio
-from agent.evaluation.headline import HEADLINE_METRICS, headline
+from agent.evaluation.formatting import (
+    format_estimate,
+    format_fraction,
+    format_metric,
+    format_ms,
+    format_ratio,
+    shown_metrics,
+)
+from agent.evaluation.headline import HEADLINE_METRICS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from agent.evaluation.metrics import Ratio
     from agent.evaluation.report import ProviderReport, Report
+    from agent.evaluation.summary import CaseScores
 
-__all__ = ("render_markdown",)
+__all__ = ("describe_metric", "render_markdown")
 
 
-def render_markdown(report: Report) -> str:
+def render_markdown(report: Report, *, baseline: Report | None = None) -> str:
+    run = report.run
     lines = [
-        f"# Eval report: {report.dataset.name}",
+        f"# Eval report: {run.graph} on {report.dataset.name}",
         "",
-        f"Generated {report.generated_at} from `{report.dataset.name}` ({report.dataset.cases} cases, sha256 "
-        f"`{report.dataset.sha256[:12]}`); report schema {report.schema_version}.",
+        f"Generated {report.generated_at} from `{report.dataset.name}` ({report.dataset.cases} cases × {run.epochs} "
+        f"epoch(s), sha256 `{report.dataset.sha256[:12]}`) at commit `{(run.git_commit or 'unknown')[:12]}`; "
+        f"report schema {report.schema_version}.",
         "",
         "## Summary",
         "",
+        "Each metric: value ± standard error [95% interval]; the interval comes from "
+        f"{run.resamples} bootstrap draws of whole cases (seed {run.seed}).",
+        "",
     ]
-    values = [headline(run.metrics) for run in report.runs]
     lines += _table(
-        ["metric", *(run.provider for run in report.runs), "what it counts"],
+        ["metric", *(p.provider for p in report.runs), "n", "what it counts"],
         [
-            [f"`{metric}`", *(format_metric(metric, v[metric]) for v in values), HEADLINE_METRICS[metric].description]
-            for metric in SUMMARY_METRICS
+            [
+                f"`{metric}`",
+                *(format_estimate(metric, p.estimates.get(metric)) for p in report.runs),
+                str(report.metrics[metric].n) if metric in report.metrics else "",
+                describe_metric(metric),
+            ]
+            for metric in shown_metrics(report.metrics)
         ],
     )
-    for run in report.runs:
-        lines += _provider_section(run)
+    changes = case_changes(baseline, report)
+    if baseline is not None:
+        lines += ["", f"## Cases against the baseline ({baseline.run.git_commit or baseline.generated_at})", ""]
+        moved = {case_id: change for case_id, change in changes.items() if change != "same"}
+        lines += (
+            _table(
+                ["case", "change", "epochs passed now"], [[f"`{c}`", ch, _passed(report, c)] for c, ch in moved.items()]
+            )
+            if moved
+            else ["No case changed."]
+        )
+    for provider in report.runs:
+        lines += _graph_section(provider) if provider.records else _provider_section(provider)
     return "\n".join(lines) + "\n"
+
+
+def describe_metric(metric: str) -> str:
+    """What a metric counts, in words."""
+    spec = HEADLINE_METRICS.get(metric)
+    if spec is not None:
+        return spec.description
+    return _OTHER_METRICS.get(metric, "mean score of this check over cases (each case's epochs averaged)")
+
+
+_OTHER_METRICS = {
+    "pass_at_k": "cases that passed in at least one of their k epochs (pass@k)",
+    "pass_hat_k": "cases that passed in every one of their k epochs (pass^k)",
+    "majority_pass_rate": "cases that passed in more than half of their epochs",
+    "latency_ms": "a case's wall time, every turn and resume added up",
+    "tokens": "input and output tokens of a case's model calls",
+}
+
+
+def _passed(report: Report, case_id: str) -> str:
+    case = next((c for c in report.cases if c.id == case_id), None)
+    return f"{case.epochs_passed}/{case.epochs}" if case else ""
+
+
+def _graph_section(run: ProviderReport) -> list[str]:
+    lines = [
+        "",
+        f"## {run.provider}",
+        "",
+        f"{len(run.case_scores)} cases × {run.epochs} epoch(s) in {run.duration_s:.2f} s at concurrency "
+        f"{run.concurrency}; {sum(c.passed for c in run.case_scores)} passed every epoch.",
+    ]
+    failing = [case for case in run.case_scores if not case.passed]
+    lines += ["", f"### Failing cases ({len(failing)})", ""]
+    lines += (
+        _table(
+            ["case", "epochs passed", "misses", "trajectory"],
+            [
+                [f"`{c.id}`", f"{c.epochs_passed}/{c.epochs}", _cell("; ".join(c.failures)), _trajectory(run, c)]
+                for c in failing
+            ],
+        )
+        if failing
+        else ["None."]
+    )
+    return lines
+
+
+def _trajectory(run: ProviderReport, case: CaseScores) -> str:
+    record = next((r for r in run.records if r.id == case.id and not r.passed), None)
+    return " → ".join(record.node_names(nested=True)) if record else ""
 
 
 def _provider_section(run: ProviderReport) -> list[str]:

@@ -1,4 +1,4 @@
-"""Writing the three report files side by side: report.json, report.md, report.html."""
+"""Writing the report files side by side: report.json, report.md, report.html and junit.xml."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agent.evaluation.html import render_html
+from agent.evaluation.junit import render_junit
 from agent.evaluation.markdown import render_markdown
 from agent.evaluation.report import encode_report
 from agent.stores.private_files import private_directory, write_private
@@ -22,13 +23,22 @@ class ReportFiles(msgspec.Struct, frozen=True, kw_only=True):
     json: Path
     markdown: Path
     html: Path
+    junit: Path
 
 
-def write_reports(report: Report, out_dir: Path) -> ReportFiles:
-    """The reports quote the cases' conversations, so they are as private as the stores (0600 in a 0700 folder)."""
+def write_reports(report: Report, out_dir: Path, *, baseline: Report | None = None) -> ReportFiles:
+    """The reports quote the cases' conversations, so they are as private as the stores (0600 in a 0700 folder).
+
+    With a ``baseline``, report.md and report.html say per case what changed since it."""
     private_directory(out_dir)
-    files = ReportFiles(json=out_dir / "report.json", markdown=out_dir / "report.md", html=out_dir / "report.html")
+    files = ReportFiles(
+        json=out_dir / "report.json",
+        markdown=out_dir / "report.md",
+        html=out_dir / "report.html",
+        junit=out_dir / "junit.xml",
+    )
     write_private(files.json, encode_report(report))
-    write_private(files.markdown, render_markdown(report).encode())
-    write_private(files.html, render_html(report).encode())
+    write_private(files.markdown, render_markdown(report, baseline=baseline).encode())
+    write_private(files.html, render_html(report, baseline=baseline).encode())
+    write_private(files.junit, render_junit(report).encode())
     return files

@@ -105,9 +105,9 @@ def test_report_md_has_the_summary_and_failing_cases(tmp_path: Path) -> None:
 
     text = files.markdown.read_text(encoding="utf-8")
 
-    assert text.startswith("# Eval report: tiny-v1\n")
-    assert "| metric | stub | what it counts |" in text
-    assert "| `outcome_accuracy` | 0.500 |" in text
+    assert text.startswith("# Eval report: support on tiny-v1\n")
+    assert "| metric | stub | n | what it counts |" in text
+    assert re.search(r"\| `outcome_accuracy` \| 0\.500 ± 0\.\d{3} \[0\.\d{3}, 1\.000\] \| 2 \|", text)
     assert "| guardrail_pre | 2 | 0.15 | 0.20 | 0.20 |" in text
     assert "### Failing cases (1)" in text
     assert "ignore \\| the rules" in text  # a pipe in a message does not break the table
@@ -124,7 +124,7 @@ def test_report_html_is_self_contained_with_inline_svg_charts(tmp_path: Path) ->
     assert not re.search(r"<(script|link|img|iframe)\b", page, re.IGNORECASE)
     assert not re.search(r"\b(src|href)\s*=", page, re.IGNORECASE)
     assert "@import" not in page
-    assert page.count("<svg") == 2  # latency per node and the confusion matrix
+    assert page.count("<svg") == 3  # the intervals, latency per node and the confusion matrix
     assert "Latency per node" in page
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page  # a message is shown, never run
 
@@ -135,7 +135,7 @@ def test_several_providers_are_reported_side_by_side(tmp_path: Path) -> None:
     files = write_reports(report, tmp_path / "out")
 
     assert [run.provider for run in load_report(files.json).runs] == ["stub", "local"]
-    assert "| metric | stub | local | what it counts |" in files.markdown.read_text(encoding="utf-8")
+    assert "| metric | stub | local | n | what it counts |" in files.markdown.read_text(encoding="utf-8")
     page = files.html.read_text(encoding="utf-8")
     assert "<th>stub</th><th>local</th>" in page
-    assert page.count("<svg") == 4
+    assert page.count("<svg") == 5

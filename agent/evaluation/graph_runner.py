@@ -1,0 +1,255 @@
+"""Running a dataset through any registered graph, in-process, recording what LangGraph's own streams say.
+
+Each case and epoch is one thread on one in-memory checkpointer: its input (then each answer of ``resume``
+to an interrupt, as ``Command(resume=value)``, then each later turn of ``then``) streamed by ``GraphStream``,
+as a run of the service streams it. The trajectory is the ``node_started`` events in order; the tool calls
+are the AI messages' ``tool_calls`` in the ``updates`` parts; the interrupts are the pauses' values; tokens
+are the AI messages' ``usage_metadata``. Every event is written, as the run's envelopes, to a JSONL file
+per case and epoch, which the report links to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from agent.clock import SystemClock, format_timestamp
+from agent.evaluation.graph_cases import as_messages_input
+from agent.evaluation.records import GraphRecord, NodeStep, ToolCall
+from agent.evaluation.runner import EvalRun
+from agent.evaluation.scorers import score_case
+from agent.graphs.config import read_graphs_config
+from agent.graphs.environment import apply_graphs_config
+from agent.graphs.loading import load_graphs
+from agent.graphs.registry import RegisteredGraph
+from agent.graphs.streaming import GraphStream
+from agent.stores.private_files import private_directory, write_private
+from contracts import (
+    ErrorEvent,
+    ErrorInfo,
+    GraphPart,
+    GraphPartEvent,
+    GraphTopologyEvent,
+    NodeCompleted,
+    NodeCompletedEvent,
+    NodeStarted,
+    NodeStartedEvent,
+    RunCompleted,
+    RunCompletedEvent,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+
+    from agent.evaluation.graph_cases import GraphCase
+    from agent.graphs.translate import GraphEvent
+
+__all__ = ("EVENTS_DIR", "load_registered_graph", "run_graph_case", "run_graph_dataset")
+
+EVENTS_DIR = "events"
+"""Under ``--out``: one ``<case>.<epoch>.jsonl`` event log per case and epoch."""
+_MODES = ("values", "updates", "messages")
+_MAX_STEPS = 50
+"""Resumes and later turns a case may take in all: a graph that keeps interrupting ends the case."""
+
+
+async def load_registered_graph(
+    config_path: Path, graph_id: str, checkpointer: BaseCheckpointSaver[Any]
+) -> RegisteredGraph:
+    """The graph ``graph_id`` of the ``langgraph.json`` at ``config_path``, loaded as the service loads it
+    (its ``env`` and ``dependencies`` applied) on ``checkpointer``; ``ConfigError`` naming the ids there are."""
+    from agent.config import ConfigError
+
+    config = read_graphs_config(config_path)
+    if graph_id not in [spec.graph_id for spec in config.graphs]:
+        known = ", ".join(spec.graph_id for spec in config.graphs)
+        raise ConfigError(f"{config.path} has no graph {graph_id!r} (it has: {known})")
+    apply_graphs_config(config)
+    for loaded in await load_graphs(config, checkpointer):
+        if loaded.spec.graph_id == graph_id:
+            return RegisteredGraph.from_loaded(loaded)
+    raise ConfigError(f"{config.path}: graph {graph_id!r} did not load")
+
+
+async def run_graph_dataset(
+    cases: Sequence[GraphCase],
+    *,
+    config_path: Path,
+    graph_id: str,
+    provider: str,
+    events_dir: Path | None,
+    concurrency: int = 8,
+    epochs: int = 1,
+    done: Sequence[GraphRecord] = (),
+    on_case_done: Callable[[GraphRecord], None] | None = None,
+) -> EvalRun:
+    """Every case ``epochs`` times through the graph, at most ``concurrency`` at a time; records in dataset
+    order, epochs in order. ``done``: records of an interrupted run (``--resume``), not run again."""
+    if concurrency < 1 or epochs < 1:
+        raise ValueError("concurrency and epochs must be at least 1")
+    checkpointer = InMemorySaver()
+    registered = await load_registered_graph(config_path, graph_id, checkpointer)
+    gate = asyncio.Semaphore(concurrency)
+    started_ns, started = time.time_ns(), time.perf_counter()
+    finished = {(r.id, r.epoch): r for r in done}
+    order = {case.id: index for index, case in enumerate(cases)}
+
+    async def one(case: GraphCase, epoch: int) -> GraphRecord:
+        async with gate:
+            record = await run_graph_case(case, registered, epoch=epoch, events_dir=events_dir)
+        if on_case_done is not None:
+            on_case_done(record)
+        return record
+
+    todo = [(c, e) for c in cases for e in range(1, epochs + 1) if (c.id, e) not in finished]
+    fresh = await asyncio.gather(*(one(case, epoch) for case, epoch in todo))
+    kept = [r for key, r in finished.items() if key[0] in order and key[1] <= epochs]
+    records = sorted([*kept, *fresh], key=lambda r: (order[r.id], r.epoch))
+    return EvalRun(
+        provider=provider,
+        model=None,
+        started_at=format_timestamp(started_ns),
+        duration_s=round(time.perf_counter() - started, 3),
+        concurrency=concurrency,
+        retrieval_k=0,
+        cases=[],
+        epochs=epochs,
+        records=records,
+    )
+
+
+async def run_graph_case(
+    case: GraphCase, registered: RegisteredGraph, *, epoch: int = 1, events_dir: Path | None = None
+) -> GraphRecord:
+    """The case's input, resumes and later turns on a thread of its own; then every check it asks for."""
+    thread_id = f"eval-{case.id}-{epoch}"
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    log = _EventLog(thread_id, registered)
+    record = GraphRecord(id=case.id, epoch=epoch, category=case.category, known_issue=case.known_issue)
+    resumes = list(case.resume)
+    later = [as_messages_input(turn) if isinstance(turn, str) else turn for turn in case.then]
+    started = time.perf_counter()
+    try:
+        async with registered.graph_for(config) as graph:
+            pending: Any = case.first_input()
+            for _ in range(_MAX_STEPS):
+                stream = GraphStream(graph, config, modes=_MODES)
+                async for event in stream.events(pending):
+                    log.add(event)
+                    _observe(record, event)
+                outcome = await stream.outcome()
+                record.state = outcome.values
+                if outcome.paused:
+                    record.interrupts += [interrupt.value for interrupt in outcome.interrupts]
+                    if not resumes:
+                        record.status = "paused"
+                        break
+                    pending = Command(resume=resumes.pop(0))
+                elif later:
+                    pending = later.pop(0)
+                else:
+                    record.status = "completed"
+                    log.completed(outcome.values)
+                    break
+    except Exception as exc:  # a graph that raises is a failed case to report, not a reason to stop the eval
+        record.status, record.error = "error", f"{type(exc).__name__}: {exc}"
+        log.failed(record.error)
+    record.latency_ms = round((time.perf_counter() - started) * 1000, 3)
+    if record.status == "error":
+        record.checks = []
+    else:
+        record.checks = await score_case(case, record)
+    unanswered = record.status == "paused" and case.expect.interrupts is None
+    record.passed = record.status != "error" and not unanswered and all(check.passed for check in record.checks)
+    if unanswered:
+        record.error = "the run paused at an interrupt no `resume` answers (expect `interrupts` to allow it)"
+    if events_dir is not None:
+        record.events = log.write(events_dir, f"{case.id}.{epoch}.jsonl")
+    return record
+
+
+def _observe(record: GraphRecord, event: GraphEvent) -> None:
+    if isinstance(event, NodeCompleted):
+        depth = len(event.ns)
+        for index in range(len(record.trajectory) - 1, -1, -1):
+            step = record.trajectory[index]
+            if step.node == event.node and step.outcome == "running":
+                record.trajectory[index] = NodeStep(
+                    node=event.node, depth=depth, latency_ms=event.latency_ms, outcome=event.outcome
+                )
+                break
+    elif isinstance(event, NodeStarted):
+        record.trajectory.append(NodeStep(node=event.node, depth=len(event.ns), outcome="running"))
+    elif isinstance(event, GraphPart) and event.mode == "updates" and not event.ns:
+        for message in _ai_messages(event.data):
+            for call in message.get("tool_calls") or []:
+                record.tool_calls.append(ToolCall(name=str(call.get("name")), args=dict(call.get("args") or {})))
+            usage = message.get("usage_metadata") or {}
+            record.input_tokens += int(usage.get("input_tokens") or 0)
+            record.output_tokens += int(usage.get("output_tokens") or 0)
+
+
+def _ai_messages(update: Any) -> list[dict[str, Any]]:
+    """The AI messages a root ``updates`` part carries (``{node: {"messages": [...]}}``)."""
+    found: list[dict[str, Any]] = []
+    if not isinstance(update, dict):
+        return found
+    for written in update.values():
+        messages = written.get("messages") if isinstance(written, dict) else None
+        if isinstance(messages, dict):
+            messages = [messages]
+        for message in messages or []:
+            if isinstance(message, dict) and message.get("type") in ("ai", "AIMessageChunk"):
+                found.append(message)
+    return found
+
+
+class _EventLog:
+    """The case's events as the envelopes a run of the service logs (``GET /runs/{id}/events``)."""
+
+    def __init__(self, run_id: str, registered: RegisteredGraph) -> None:
+        self._run_id = run_id
+        self._clock = SystemClock()
+        topology = msgspec.structs.replace(registered.topology, session_id=run_id)
+        self._lines: list[bytes] = []
+        self._append(GraphTopologyEvent, topology, "running")
+
+    def add(self, event: GraphEvent) -> None:
+        if isinstance(event, NodeStarted):
+            self._append(NodeStartedEvent, event, "running")
+        elif isinstance(event, NodeCompleted):
+            self._append(NodeCompletedEvent, event, "running")
+        else:
+            self._append(GraphPartEvent, event, "running")
+
+    def completed(self, output: Any) -> None:
+        self._append(RunCompletedEvent, RunCompleted(output=output), "completed")
+
+    def failed(self, message: str) -> None:
+        error = ErrorInfo(code="internal_error", message=message, retryable=False, node=None)
+        self._append(ErrorEvent, error, "failed")
+
+    def write(self, folder: Path, name: str) -> str:
+        private_directory(folder)
+        write_private(folder / name, b"".join(self._lines))
+        return f"{EVENTS_DIR}/{name}"
+
+    def _append(self, kind: Any, data: Any, status: str) -> None:
+        envelope = kind(
+            v=1,
+            run_id=self._run_id,
+            seq=len(self._lines) + 1,
+            status=status,
+            at=format_timestamp(self._clock.now_ns()),
+            data=data,
+        )
+        self._lines.append(msgspec.json.encode(envelope) + b"\n")
