@@ -23,6 +23,7 @@ from api.metrics import Metrics, metrics_route
 from api.openapi import TAGS, ContractJsonPlugin
 from api.request_checks import body_checks, cors_response_headers, site_checks
 from api.routes.agui import ag_ui
+from api.routes.ai_sdk import ai_sdk_chat, ai_sdk_reconnect
 from api.routes.allow import options_for
 from api.routes.approvals import list_approvals
 from api.routes.assistants import get_assistant, get_assistant_graph, get_assistant_schemas, search_assistants
@@ -70,7 +71,7 @@ if TYPE_CHECKING:
 __all__ = ("API_VERSION", "create_app")
 
 API_VERSION = "1.2.0"
-_TURN_PATHS = frozenset({"/chat", "/chat/resume", "/ag-ui", "/runs", "/runs/stream", "/runs/wait"})
+_TURN_PATHS = frozenset({"/chat", "/chat/resume", "/ag-ui", "/ai-sdk/chat", "/runs", "/runs/stream", "/runs/wait"})
 _THREAD_RUN = re.compile(r"^/threads/[^/]+(/runs(/stream|/wait)?)$")
 """A run started on a thread counts as a turn; its path's tail is what ``_TURN_PATHS`` names."""
 AGENT_PROTOCOL_ROUTES = (
@@ -163,6 +164,8 @@ def create_app(
             chat,
             resume_chat,
             ag_ui,
+            ai_sdk_chat,
+            ai_sdk_reconnect,
             list_approvals,
             get_run,
             run_events,

@@ -69,6 +69,7 @@ from contracts.agent_protocol import (
     ThreadStateUpdated,
     ThreadSummary,
 )
+from contracts.ai_sdk import AiSdkChatRequest
 
 if TYPE_CHECKING:
     from litestar import Litestar, Request
@@ -131,6 +132,7 @@ _CONTRACT_TYPES: tuple[Any, ...] = (
     KnowledgeDocument,
     Health,
     AgUiRunInput,
+    AiSdkChatRequest,
     Assistant,
     AssistantSearch,
     GraphSchema,
