@@ -2,11 +2,15 @@
 
 One maintenance loop, every third of ``HARNESS_RUN_LEASE_S``, renews the leases of the runs executing here
 (a run whose lease was lost is stopped here at once), aborts the ones cancelled from elsewhere, ends the
-runs whose executor died (``instance_lost``), and refreshes which runs this instance's streams follow.
+runs whose executor died (``instance_lost``), and renews this instance's presence.
 A control channel carries cancels and "a stream left" notices so that they act at once, not at the next
-tick. One blocking ``XREAD`` over the streams of every run followed here but executing elsewhere wakes
-their followers when another instance commits events (a run executing here wakes its followers as it commits:
-the tail leaves it out).
+tick. Which instances follow a run is a hash per run, written as streams here start and stop following it
+and counted only for instances that are present (``P:instance:<id>``, renewed once per period): an instance
+holding ten thousand idle streams renews one key, not ten thousand.
+
+One blocking ``XREAD`` over the streams of every run followed here but executing elsewhere wakes their
+followers when another instance commits events (a run executing here wakes its followers as it commits: the
+tail leaves it out).
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ __all__ = ("RedisCluster",)
 logger = logging.getLogger(__name__)
 
 _TAIL_BLOCK_MS = 1000
+_IDLE_TAIL_BLOCK_MS = 5000
+"""The tail's block when no run it watches executes here: a hold of idle streams costs one ``XREAD`` per block
+(under the client's 10 s socket timeout); a change to the runs watched unblocks it at once."""
 _TAIL_COUNT = 512
 _LISTEN_POLL_S = 1.0
 _RETRY_S = 0.5
@@ -107,6 +114,7 @@ class RedisCluster:
             async with self._redis.pipeline(transaction=False) as pipe:
                 for run_id in self._followed:
                     pipe.hdel(self._keys.subscribers(run_id), self._instance)
+                pipe.delete(self._keys.instance(self._instance))
                 await pipe.execute()
 
     async def check(self) -> None:
@@ -145,10 +153,25 @@ class RedisCluster:
             run.abort("client_disconnected")
 
     async def _followed_elsewhere(self, run_id: str) -> bool:
-        others = await self._subscribers(keys=[self._keys.subscribers(run_id)], args=["count", self._instance, 0])
+        others = await self._subscribers(
+            keys=[self._keys.subscribers(run_id)], args=["count", self._instance, self._keys.prefix]
+        )
         return int(others) > 0
 
+    async def _be_present(self) -> None:
+        """Renew this instance's presence; when Redis had lost it (a restart, a long stall), write again which
+        runs streams here follow, which Redis may have lost with it."""
+        known = await self._redis.set(self._keys.instance(self._instance), 1, px=self._lease_ms, get=True)
+        if known is None and self._followed:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for run_id in self._followed:
+                    await self._subscribers(
+                        keys=[self._keys.subscribers(run_id)], args=["set", self._instance, ""], client=pipe
+                    )
+                await pipe.execute()
+
     async def _maintain(self) -> None:
+        await self._be_present()
         local = self.local
         running = local.held_here()
         for run_id in await self._log.renew(running):
@@ -159,13 +182,6 @@ class RedisCluster:
                 if flag is not None and (run := local.live(run_id)) is not None:
                     run.abort("cancelled")
         await local.end_lost_runs()
-        if self._followed:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                for run_id in self._followed:
-                    await self._subscribers(
-                        keys=[self._keys.subscribers(run_id)], args=["set", self._instance, self._lease_ms], client=pipe
-                    )
-                await pipe.execute()
         for run in local.orphaned():
             if not await self._followed_elsewhere(run.run_id):
                 local.start_grace(run.run_id)
@@ -204,7 +220,7 @@ class RedisCluster:
         key = self._keys.subscribers(run_id)
         if present:
             self._followed.add(run_id)
-            await self._subscribers(keys=[key], args=["set", self._instance, self._lease_ms])
+            await self._subscribers(keys=[key], args=["set", self._instance, ""])
             last_seq = int(await self._redis.hget(self._keys.run(run_id), "last_seq") or 0)
             # the tail reads what comes after last_seq; what came before is the followers' to read from the log
             self._tails[run_id] = max(self._tails.get(run_id, 0), last_seq)
@@ -213,7 +229,7 @@ class RedisCluster:
             self._followed.discard(run_id)
             self._tails.pop(run_id, None)
             async with self._redis.pipeline(transaction=False) as pipe:
-                await self._subscribers(keys=[key], args=["del", self._instance, 0], client=pipe)
+                await self._subscribers(keys=[key], args=["del", self._instance, ""], client=pipe)
                 pipe.publish(self._keys.control, f"left {run_id}")
                 await pipe.execute()
         self._wake_tail()
@@ -234,6 +250,7 @@ class RedisCluster:
             for run_id, seq in self._tails.items()
             if not self._executes_here(run_id)
         }
+        block_ms = _TAIL_BLOCK_MS if len(streams) < len(self._tails) else _IDLE_TAIL_BLOCK_MS
         if not streams:
             # a run executing here wakes its followers as it commits; should it move, look again within the block
             with contextlib.suppress(TimeoutError):
@@ -243,7 +260,7 @@ class RedisCluster:
             if self._reader_id is None:
                 self._reader_id = await self._blocking.client_id()
             self._reading = True
-            reply = await self._blocking.xread(streams, count=_TAIL_COUNT, block=_TAIL_BLOCK_MS)
+            reply = await self._blocking.xread(streams, count=_TAIL_COUNT, block=block_ms)
         except Exception:
             self._reader_id = None  # a new connection has a new id
             raise

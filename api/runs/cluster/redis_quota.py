@@ -52,8 +52,11 @@ class RedisStreamQuota:
             return
         time = await self._redis.time()
         expiry = time[0] * 1000 + time[1] // 1000 + self._ttl_ms
+        by_subject: dict[str, dict[str, float]] = {}
+        for slot, key in self._open.items():
+            by_subject.setdefault(key, {})[slot] = expiry
         async with self._redis.pipeline(transaction=False) as pipe:
-            for slot, key in self._open.items():
-                pipe.zadd(key, {slot: expiry}, xx=True)
+            for key, slots in by_subject.items():  # two commands a subject, however many streams it holds
+                pipe.zadd(key, slots, xx=True)
                 pipe.pexpire(key, self._ttl_ms)
             await pipe.execute()

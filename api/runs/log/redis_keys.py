@@ -26,6 +26,10 @@ class RunKeys:
     def subscribers(self, run_id: str) -> str:
         return f"{self.prefix}:run:{run_id}:subs"
 
+    def instance(self, instance: str) -> str:
+        """An instance's presence: there while it renews it (``api.runs.cluster.redis``)."""
+        return f"{self.prefix}:instance:{instance}"
+
     def cancel(self, run_id: str) -> str:
         return f"{self.prefix}:run:{run_id}:cancel"
 

@@ -144,26 +144,30 @@ return lost
 """KEYS: leases. ARGV: owner, lease ms. The 1-based positions of the leases ``owner`` no longer holds."""
 
 SUBSCRIBERS = """
-local now = redis.call('TIME')
-local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 if ARGV[1] == 'set' then
-  redis.call('HSET', KEYS[1], ARGV[2], now_ms + tonumber(ARGV[3]))
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  redis.call('HSET', KEYS[1], ARGV[2], 0)
   return 1
 end
 if ARGV[1] == 'del' then
   redis.call('HDEL', KEYS[1], ARGV[2])
   return 0
 end
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local alive = 0
 local entries = redis.call('HGETALL', KEYS[1])
 for i = 1, #entries, 2 do
-  if entries[i] ~= ARGV[2] and tonumber(entries[i + 1]) > now_ms then alive = alive + 1 end
+  local instance, until_ms = entries[i], tonumber(entries[i + 1]) or 0
+  if instance ~= ARGV[2] then
+    if until_ms > now_ms or redis.call('EXISTS', ARGV[3] .. ':instance:' .. instance) == 1 then alive = alive + 1 end
+  end
 end
 return alive
 """
-"""KEYS: the run's subscriber hash. ARGV: 'set' | 'del' | 'count', instance, ttl ms. Instances register the
-streams they hold on a run that executes elsewhere; 'count' answers how many other instances do."""
+"""KEYS: the run's subscriber hash. ARGV: 'set' | 'del' | 'count', instance, the key prefix. Instances register
+the streams they hold on a run that executes elsewhere; 'count' answers how many other instances do and are
+present (``P:instance:<id>``, which each renews once per maintenance period: nothing per stream). An entry
+whose value is a time in ms to come counts until then (entries written before instances kept a presence)."""
 
 STREAM_SLOT = """
 local now = redis.call('TIME')
