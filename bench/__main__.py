@@ -6,7 +6,11 @@
 4. 1,000 streams of running runs on a silent model (CPU, RSS);
 5. replay of a finished 20,000-event run (embedded log, Redis; each plain and sealed);
 6. a profile of the harness under the throughput load;
-7. concurrent streamed turns over two instances on the shared stores (issue 29), against one embedded instance.
+7. concurrent streamed turns over two instances on the shared stores (issue 29), against one embedded instance;
+8. the Agent Protocol stream (issue 26, ``bench.agent_protocol``): events/s, first token and a reconnect with
+   ``Last-Event-ID``, beside ``/chat``'s, and against ``langgraph dev`` and Aegra (installed from PyPI into
+   their own virtual environments on first use; Aegra needs PostgreSQL on 127.0.0.1:5432). ``--quick``
+   measures this service alone; ``--ap-peers`` chooses.
 
 Throughput, first token, paused streams and replay also measure the harness on the shared stores (Redis for
 the run log, PostgreSQL for checkpoints; ``bench.shared``) beside the embedded path, in the same run.
@@ -29,6 +33,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from bench import docs
+from bench.agent_protocol import PEERS
 from bench.replay import STORES
 from bench.system import pin_client, raise_open_files
 
@@ -37,7 +42,16 @@ if TYPE_CHECKING:
 
     from bench.report import Section
 
-BENCHMARKS = ("throughput", "first_token", "paused_streams", "silent_streams", "replay", "profile", "cluster_load")
+BENCHMARKS = (
+    "throughput",
+    "first_token",
+    "paused_streams",
+    "silent_streams",
+    "replay",
+    "profile",
+    "cluster_load",
+    "agent_protocol",
+)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -56,6 +70,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--silent-streams", type=int, help="streams of running runs on the silent model")
     parser.add_argument("--hold-s", type=float, help="the silent hold (s)")
     parser.add_argument("--stores", nargs="+", choices=STORES, help="replay stores (default: all)")
+    parser.add_argument(
+        "--ap-peers", nargs="+", choices=PEERS, help="Agent Protocol servers (default: all; --quick: harness)"
+    )
     parser.add_argument("--concurrent-turns", type=int, help="turns of the two-instance load (cluster_load)")
     return parser.parse_args(argv)
 
@@ -72,11 +89,23 @@ def sizes(args: argparse.Namespace) -> dict[str, Any]:
         "hold_s": args.hold_s or (5.0 if quick else 15.0),
         "stores": tuple(args.stores or STORES),
         "concurrent_turns": args.concurrent_turns or (100 if quick else 500),
+        "ap_peers": tuple(args.ap_peers or (PEERS[:1] if quick else PEERS)),
+        "ap_turns": 20 if quick else 100,
+        "reconnects": 5 if quick else 10,
     }
 
 
 def plan(size: dict[str, Any]) -> dict[str, Callable[[], Section]]:
-    from bench import cluster_load, first_token, paused_streams, profile, replay, silent_streams, throughput
+    from bench import (
+        agent_protocol,
+        cluster_load,
+        first_token,
+        paused_streams,
+        profile,
+        replay,
+        silent_streams,
+        throughput,
+    )
 
     return {
         "throughput": lambda: throughput.run(size["tokens"], size["rounds"]),
@@ -86,6 +115,9 @@ def plan(size: dict[str, Any]) -> dict[str, Callable[[], Section]]:
         "replay": lambda: replay.run(size["tokens"], size["rounds"], size["stores"]),
         "profile": lambda: profile.run(size["tokens"], 3 if size["rounds"] == 1 else 5),
         "cluster_load": lambda: cluster_load.run(size["concurrent_turns"]),
+        "agent_protocol": lambda: agent_protocol.run(
+            size["tokens"], size["ap_turns"], 2_000, size["reconnects"], size["ap_peers"]
+        ),
     }
 
 

@@ -11,12 +11,16 @@ many one-word chunks as the last message asks, with no pause) and is driven with
   "continue"``, ``stream_resumable=True``), then ``join_stream`` with the last event id seen; the time from
   that call to its first event, median of ``--reconnects``.
 
-The servers: this service (``harness serve --config``, as it runs in production, access log included) and
-``langgraph dev --no-reload`` (PyPI ``langgraph-cli[inmem]``) in its own virtual environment under
-``~/.cache/agent-harness/peers/langgraph-dev``, made here when missing. Each runs pinned to core 0 in a
-fresh directory removed at the end; this process, the client, runs on core 1.
+The servers: this service (``harness serve --config``, as it runs in production, access log included),
+``langgraph dev --no-reload`` (PyPI ``langgraph-cli[inmem]``) and Aegra (``aegra-api`` on the machine's
+PostgreSQL), each peer in its own virtual environment under ``~/.cache/agent-harness/peers/``, made here when
+missing. Beside them, the same three figures of this service's own ``/chat`` stream (the support agent on the
+``bench.models`` firehose, as ``bench.throughput`` runs it; reconnect: ``GET /runs/{id}/events`` with
+``Last-Event-ID``). Each server runs pinned to core 0 in a fresh directory removed at the end; this process,
+the client, runs on core 1. ``python -m bench`` runs this module too (this service alone with ``--quick``).
 
     .venv/bin/python -m bench.agent_protocol --tokens 20000 --turns 100
+    .venv/bin/python -m bench.agent_protocol --peers harness --turns 20     # this service alone, a minute
 """
 
 from __future__ import annotations
@@ -41,20 +45,24 @@ from langgraph_sdk import get_client
 from bench.report import Section, percentile, table
 from bench.servers import Server
 from bench.system import CpuMeter, pin_client, taskset_prefix
+from bench.throughput import QUESTION
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from types import TracebackType
 
     from langgraph_sdk.client import LangGraphClient
 
-__all__ = ("PEERS", "run")
+__all__ = ("CHAT", "PEERS", "run")
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "bench" / "graph" / "langgraph.json"
 PEERS_DIR = Path.home() / ".cache" / "agent-harness" / "peers"
 GRAPH = "firehose"
 PEERS = ("harness", "langgraph dev", "aegra")
+CHAT = "/chat"
 LABELS = {
+    CHAT: "this service's own `/chat` SSE (support agent, `firehose` model)",
     "harness": "this service (`harness serve --config`)",
     "langgraph dev": "`langgraph dev` (langgraph-cli[inmem])",
     "aegra": "Aegra (aegra-api, PostgreSQL)",
@@ -235,6 +243,78 @@ async def reconnect_ms(client: LangGraphClient, tokens: int) -> tuple[float | No
     return None if first is None else (first - started) * 1000, count, status == "running"
 
 
+async def chat_stream(
+    http: httpx.AsyncClient, request: httpx.Request, *, stop_after: int | None = None
+) -> tuple[int, float | None, str | None]:
+    """``token_delta`` events of one ``/chat`` stream (or a join of it), when the first came, the last event id;
+    dropped after ``stop_after`` of them."""
+    count, first_at, last_id = 0, None, None
+    response = await http.send(request, stream=True)
+    try:
+        async for line in response.aiter_lines():
+            if line.startswith("id: "):
+                last_id = line[4:]
+            elif line == "event: token_delta":
+                count += 1
+                first_at = first_at or time.perf_counter()
+                if stop_after is not None and count >= stop_after:
+                    break
+    finally:
+        await response.aclose()
+    return count, first_at, last_id
+
+
+def chat_turn(http: httpx.AsyncClient) -> httpx.Request:
+    return http.build_request(
+        "POST", "/chat", content=QUESTION, headers={"Accept": "text/event-stream", "Content-Type": "application/json"}
+    )
+
+
+async def measure_chat(tokens: int, turns: int, reconnect_tokens: int, reconnects: int) -> Figures:
+    """The same figures of ``/chat``: one server per answer length, since the firehose's is fixed per process."""
+    figures = Figures()
+    with ExitStack() as stack:
+        long = stack.enter_context(Server("harness", f"firehose:{tokens}", replay_window=tokens + 100))
+        short = stack.enter_context(Server("harness", "firehose:40"))
+        mid = stack.enter_context(Server("harness", f"firehose:{reconnect_tokens}"))
+        async with contextlib.AsyncExitStack() as clients:
+            http = {
+                server.port: await clients.enter_async_context(
+                    httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", timeout=120)
+                )
+                for server in (long, short, mid)
+            }
+            await chat_stream(http[long.port], chat_turn(http[long.port]))  # warm-up
+            meter = CpuMeter(long.pid)
+            meter.start()
+            client_cpu = time.process_time()
+            started = time.perf_counter()
+            count, _, _ = await chat_stream(http[long.port], chat_turn(http[long.port]))
+            elapsed = time.perf_counter() - started
+            cpu, wall = meter.stop()
+            figures.rate, figures.cpu_share = count / elapsed, cpu / wall
+            figures.client_share = (time.process_time() - client_cpu) / elapsed
+            for turn in range(10 + turns):
+                started = time.perf_counter()
+                _, first_at, _ = await chat_stream(http[short.port], chat_turn(http[short.port]))
+                if turn >= 10 and first_at is not None:
+                    figures.first_token.append((first_at - started) * 1000)
+            for _ in range(reconnects):
+                client = http[mid.port]
+                _, _, last_id = await chat_stream(client, chat_turn(client), stop_after=reconnect_tokens // 2)
+                assert last_id is not None
+                run_id = last_id.rpartition(":")[0]
+                status = (await client.get(f"/runs/{run_id}")).json()["status"]
+                join = client.build_request("GET", f"/runs/{run_id}/events", headers={"Last-Event-ID": last_id})
+                started = time.perf_counter()
+                count, first_at, _ = await chat_stream(client, join)
+                if first_at is not None:
+                    figures.reconnects.append((first_at - started) * 1000)
+                figures.resumed.append(count)
+                figures.running += status == "running"
+    return figures
+
+
 @dataclass
 class Figures:
     rate: float = 0.0
@@ -272,12 +352,20 @@ async def measure(
     return figures
 
 
-def run(tokens: int = 20_000, turns: int = 100, reconnect_tokens: int = 2_000, reconnects: int = 10) -> Section:
-    for name in PEERS[1:]:
-        peer_venv(name)
+def run(
+    tokens: int = 20_000,
+    turns: int = 100,
+    reconnect_tokens: int = 2_000,
+    reconnects: int = 10,
+    peers: Sequence[str] = PEERS,
+) -> Section:
+    for name in peers:
+        if name != "harness":
+            peer_venv(name)
     with ExitStack() as stack:
-        servers = {name: stack.enter_context(Peer(name)) for name in PEERS}
+        servers = {name: stack.enter_context(Peer(name)) for name in peers}
         figures = asyncio.run(measure(servers, tokens, turns, reconnect_tokens, reconnects))
+    figures[CHAT] = asyncio.run(measure_chat(tokens, turns, reconnect_tokens, reconnects))
     rows = [
         (
             LABELS[name],
@@ -304,14 +392,39 @@ def run(tokens: int = 20_000, turns: int = 100, reconnect_tokens: int = 2_000, r
         "run still running",
     )
     return Section(
-        title="Agent Protocol stream: this service against `langgraph dev`",
+        title="Agent Protocol stream: this service against `langgraph dev` and Aegra, and beside `/chat`",
         intro=(
             f"`messages-tuple` over `POST /threads/{{id}}/runs/stream` with `langgraph_sdk`; first token over {turns} "
             f"runs of 40 tokens; reconnect: `join_stream` with `last_event_id` at the middle of a {reconnect_tokens:,}"
-            f"-token run, {reconnects} times."
+            f"-token run, {reconnects} times. The `/chat` row: the same figures of this service's own stream "
+            "(`token_delta` events; reconnect: `GET /runs/{id}/events` with `Last-Event-ID`), measured after."
         ),
         tables=[table(header, rows)],
+        notes=[_ratios(figures)],
     )
+
+
+def _ratios(figures: dict[str, Figures]) -> str:
+    """This service's figures over each peer's (and the Agent Protocol path's over ``/chat``), from this run."""
+    ours = figures.get("harness")
+    if ours is None:
+        return ""
+    lines = []
+    for name, theirs in figures.items():
+        if name == "harness" or not theirs.first_token:
+            continue
+        versus = "the Agent Protocol path against" if name == CHAT else "this service against"
+        reconnect = (
+            f"reconnect p50 {percentile(ours.reconnects, 50) / percentile(theirs.reconnects, 50):.2f}x"
+            if ours.reconnects and theirs.reconnects
+            else "reconnect: -"
+        )
+        lines.append(
+            f"- {versus} {LABELS[name]}: events/s {ours.rate / theirs.rate:.2f}x, first token p50 "
+            f"{percentile(ours.first_token, 50) / percentile(theirs.first_token, 50):.2f}x, {reconnect} "
+            "(times: below 1 is faster)"
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -320,10 +433,11 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=100)
     parser.add_argument("--reconnect-tokens", type=int, default=2_000)
     parser.add_argument("--reconnects", type=int, default=10)
+    parser.add_argument("--peers", nargs="+", choices=PEERS, default=PEERS, help="the servers to measure")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     pin_client()
-    print(run(args.tokens, args.turns, args.reconnect_tokens, args.reconnects).markdown())
+    print(run(args.tokens, args.turns, args.reconnect_tokens, args.reconnects, args.peers).markdown())
 
 
 if __name__ == "__main__":
