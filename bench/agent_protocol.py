@@ -420,9 +420,9 @@ def _ratios(figures: dict[str, Figures]) -> str:
             else "reconnect: -"
         )
         lines.append(
-            f"- {versus} {LABELS[name]}: events/s {ours.rate / theirs.rate:.2f}x, first token p50 "
+            f"- {versus} {LABELS[name]}: events/s {ours.rate / theirs.rate:.2f}x (above 1: more), first token p50 "
             f"{percentile(ours.first_token, 50) / percentile(theirs.first_token, 50):.2f}x, {reconnect} "
-            "(times: below 1 is faster)"
+            "(below 1: sooner)"
         )
     return "\n".join(lines)
 
