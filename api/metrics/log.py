@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ("MeteredLog",)
 
 _T = TypeVar("_T")
-_OWN = frozenset({"_log", "_store", "_m", "_turns", "_lost", "_waiting", "_latency", "_errors"})
+_OWN = frozenset({"_log", "_store", "_m", "_turns", "_lost", "_waiting", "_append", "_latency", "_errors"})
 
 
 class MeteredLog:
@@ -53,6 +53,7 @@ class MeteredLog:
         self._lost = lost
         self._waiting: dict[str, list[Any]] = {}
         """Per run with events not committed yet: [first uncommitted seq, when it was appended, last seq]."""
+        self._append = _metered_append(log, instruments.events.appended, self._waiting, turns)
         self._latency: dict[str, Histogram] = {}
         self._errors: dict[str, Any] = {}
 
@@ -82,17 +83,7 @@ class MeteredLog:
         await self._timed("close", self._log.close())
 
     def append(self, run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None:
-        self._log.append(run_id, event, record)
-        kind = event.type
-        counts = self._m.events.appended
-        counts[kind] = counts.get(kind, 0) + 1
-        waiting = self._waiting.get(run_id)
-        if waiting is None:
-            self._waiting[run_id] = [event.seq, time.perf_counter(), event.seq]
-        else:
-            waiting[2] = event.seq
-        if kind in WATCHED:
-            self._turns.saw(run_id, event)
+        self._append(run_id, event, record)
 
     def save_run(self, record: RunRecord) -> None:
         self._log.save_run(record)
@@ -214,3 +205,25 @@ class MeteredLog:
             if latency is None:
                 latency = self._latency[operation] = self._m.store_latency.labels(self._store, operation)
             latency.observe(time.perf_counter() - started)
+
+
+def _metered_append(
+    log: EventLog, appended: dict[str, int], waiting: dict[str, list[Any]], turns: TurnWatch
+) -> Callable[[str, StoredEvent, RunRecord | None], None]:
+    """``log.append`` that counts: a closure, because every attribute read of a class with ``__getattr__`` takes
+    the slow path, and this runs for every event."""
+    append, saw, clock = log.append, turns.saw, time.perf_counter
+
+    def metered(run_id: str, event: StoredEvent, record: RunRecord | None) -> None:
+        append(run_id, event, record)
+        kind = event.type
+        appended[kind] = appended.get(kind, 0) + 1
+        waits = waiting.get(run_id)
+        if waits is None:
+            waiting[run_id] = [event.seq, clock(), event.seq]
+        else:
+            waits[2] = event.seq
+        if kind in WATCHED:
+            saw(run_id, event)
+
+    return metered

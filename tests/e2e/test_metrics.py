@@ -47,8 +47,8 @@ async def test_the_metrics_move_exactly_as_the_turns_say(serve: Callable[..., Li
         paused = await chat(client, REFUND)
         refused = await chat(client, INJECTION)
         async with client.stream("GET", f"/runs/{paused['run_id']}/events") as held:
-            streamed = []
-            async for frame in frames(held):
+            streamed, stream = [], frames(held)  # held by name: a dropped reader closes the response
+            async for frame in stream:
                 streamed.append(frame)
                 if frame.event == "paused":
                     break
@@ -145,7 +145,8 @@ async def test_with_identity_on_the_route_asks_for_an_identity_token_or_the_metr
         anonymous = await client.get("/metrics")
         paused = await chat(client, REFUND, **bearer(ALICE))
         async with client.stream("GET", f"/runs/{paused['run_id']}/events", headers=bearer(ALICE)) as held:
-            async for frame in frames(held):
+            stream = frames(held)
+            async for frame in stream:
                 if frame.event == "paused":
                     break
             second_stream = await client.get(f"/runs/{paused['run_id']}/events", headers=bearer(ALICE))
