@@ -27,6 +27,8 @@ from agent.evaluation.dataset import (
 from agent.evaluation.execution import DEFAULT_CONCURRENCY, LOCAL_CONCURRENCY, EvalPlan, run_plan
 from agent.evaluation.formatting import format_estimate, format_metric, shown_metrics
 from agent.evaluation.gate import GateConfigError, evaluate_gate, find_pyproject, load_gate_config
+from agent.evaluation.judge import JudgeSettings, Judging, judging
+from agent.evaluation.model_calls import add_model_call_arguments, cache_directory, eval_model_calls, print_model_calls
 from agent.evaluation.report import ReportError, build_report, dataset_info, load_report
 from agent.evaluation.statistics import DEFAULT_SEED
 from agent.evaluation.writer import write_reports
@@ -100,6 +102,7 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         metavar="BASE.json",
         help="after the run, compare it with this report (as `harness eval compare`); exit 1 on a blocking regression",
     )
+    add_model_call_arguments(parser)
     add_compare_parser(parser.add_subparsers(dest="eval_command", metavar="compare"))
     return parser
 
@@ -117,9 +120,13 @@ def run_eval_command(args: argparse.Namespace) -> int:
         out = args.out or config.data_dir / "eval"
         plan = _plan(args, out)
         configs = _provider_configs(config, args.providers or [config.llm.provider])
-        runs = asyncio.run(run_plan(plan, configs, errors))
+        with eval_model_calls(cache_directory(args, config.data_dir)) as calls:
+            judge = JudgeSettings.from_env(provider=args.judge_provider, model=args.judge_model)
+            judges = Judging(judge, config, calls)
+            with judging(judges):
+                runs = asyncio.run(run_plan(plan, configs, errors))
     except (ConfigError, DatasetError, GateConfigError, ReportError, LocalServerError) as exc:
-        errors.print(f"harness eval: {exc}", markup=False, highlight=False)
+        errors.print(f"harness eval: {exc}", markup=False, highlight=False, soft_wrap=True)
         return 2
 
     report = build_report(
@@ -129,8 +136,10 @@ def run_eval_command(args: argparse.Namespace) -> int:
         seed=args.seed,
         config=str(plan.config_path) if plan.config_path else None,
     )
+    report.cache, report.judge = calls.summary(), judges.info if judges.used else None
     files = write_reports(report, out, baseline=baseline)
     _print_summary(console, report)
+    print_model_calls(console, report.cache, report.judge)
     for path in (files.json, files.markdown, files.html, files.junit):
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
     code = 0
