@@ -67,14 +67,9 @@ def support_summary(
 ) -> tuple[list[CaseScores], dict[str, Estimate]]:
     clusters = group_by_case(results)
     per_case = [
-        CaseScores(
-            id=group[0].id,
-            passed=all(r.passed for r in group),
-            epochs_passed=sum(r.passed for r in group),
-            epochs=len(group),
-            scores=_transpose([_one_case_headline(r, k) for r in group]),
-            category=group[0].category,
-            known_issue=group[0].known_issue,
+        _case_scores(
+            group,
+            [_one_case_headline(r, k) for r in group],
             failures=next(
                 ([f"turn {t.index}: {f}" for t in r.turns for f in t.failures] for r in group if not r.passed), []
             ),
@@ -95,14 +90,9 @@ def graph_summary(
 ) -> tuple[list[CaseScores], dict[str, Estimate]]:
     clusters = group_by_case(records)
     per_case = [
-        CaseScores(
-            id=group[0].id,
-            passed=all(r.passed for r in group),
-            epochs_passed=sum(r.passed for r in group),
-            epochs=len(group),
-            scores=_transpose([_record_scores(r) for r in group]),
-            category=group[0].category,
-            known_issue=group[0].known_issue,
+        _case_scores(
+            group,
+            [_record_scores(r) for r in group],
             failures=next((r.failures or [r.error or r.status] for r in group if not r.passed), []),
             events=[r.events for r in group if r.events],
         )
@@ -121,6 +111,27 @@ def graph_summary(
 
     counts = _measured_counts(per_case)
     return per_case, cluster_bootstrap(clusters, statistic, counts=counts, resamples=resamples, seed=seed)
+
+
+def _case_scores(
+    group: Sequence[CaseResult] | Sequence[GraphRecord],
+    scores: Sequence[Mapping[str, float | None]],
+    *,
+    failures: list[str],
+    events: list[str] | None = None,
+) -> CaseScores:
+    """One case's epochs (``group``, with each epoch's ``scores``) as ``report.json`` lists it."""
+    return CaseScores(
+        id=group[0].id,
+        passed=all(r.passed for r in group),
+        epochs_passed=sum(r.passed for r in group),
+        epochs=len(group),
+        scores=_transpose(scores),
+        category=group[0].category,
+        known_issue=group[0].known_issue,
+        failures=failures,
+        events=events or [],
+    )
 
 
 def _one_case_headline(result: CaseResult, k: int) -> dict[str, float | None]:
