@@ -14,21 +14,28 @@ the model under test flatters it. Its calls go through the eval's cache like the
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-from typing import TYPE_CHECKING, Literal
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
 from agent.config import ConfigError, ProviderSettings
+from agent.evaluation.records import Check
+from agent.evaluation.scorers import register_scorer
 from agent.llm.errors import LLMError
 from agent.llm.factory import create_llm_client
 from agent.llm.types import ChatMessage, LLMParams, StructuredOutput
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import AsyncIterator, Iterator, Mapping
 
     from agent.config import AgentConfig
+    from agent.evaluation.graph_cases import GraphCase
     from agent.evaluation.model_calls import EvalModelCalls
+    from agent.evaluation.records import GraphRecord
     from agent.llm.protocol import LLMClient
 
 __all__ = (
@@ -39,7 +46,10 @@ __all__ = (
     "JudgeInfo",
     "JudgeSettings",
     "JudgeVerdict",
+    "Judging",
     "create_judge",
+    "judge_scorer",
+    "judging",
 )
 
 JUDGE_PROMPT_VERSION = "rubric-v1"
@@ -195,3 +205,79 @@ def create_judge(settings: JudgeSettings, config: AgentConfig, calls: EvalModelC
     if calls is not None:
         client = calls.wrap(client)
     return Judge(client, provider=settings.provider)
+
+
+class Judging:
+    """The eval's judge, made per grading (a model client belongs to the event loop it is used on)."""
+
+    def __init__(self, settings: JudgeSettings | None, config: AgentConfig, calls: EvalModelCalls | None) -> None:
+        self.settings = settings
+        self.config = config
+        self.calls = calls
+        self.used = 0
+        self.info = create_judge(settings, config).info if settings is not None else None
+        """Made once up front, so that a judge that cannot be configured fails the eval before it runs."""
+
+    @asynccontextmanager
+    async def judge(self) -> AsyncIterator[Judge]:
+        if self.settings is None:
+            raise ConfigError("a case has expect.judge but no judge is set: --judge-provider or HARNESS_JUDGE_PROVIDER")
+        judge = create_judge(self.settings, self.config, self.calls)
+        self.used += 1
+        try:
+            yield judge
+        finally:
+            await judge.aclose()
+
+
+_judging: ContextVar[Judging | None] = ContextVar("harness_eval_judging", default=None)
+
+
+@contextmanager
+def judging(judges: Judging) -> Iterator[Judging]:
+    """The ``judge`` scorer grades with ``judges`` in this block."""
+    token = _judging.set(judges)
+    try:
+        yield judges
+    finally:
+        _judging.reset(token)
+
+
+async def judge_scorer(case: GraphCase, record: GraphRecord) -> Check:
+    """``expect.judge`` of a case of any graph: the case's input and the graph's last message (or its final
+    state) graded against the rubric."""
+    expectation = msgspec.convert(case.expect.judge, JudgeExpectation)
+    judges = _judging.get()
+    if judges is None:
+        raise ConfigError("a case has expect.judge but no judge is set: --judge-provider or HARNESS_JUDGE_PROVIDER")
+    async with judges.judge() as judge:
+        verdict = await judge.grade(expectation, input=_input_text(case), output=_output_text(record))
+    return Check(
+        name="judge", passed=verdict.passed, score=verdict.score, detail="" if verdict.passed else verdict.explanation
+    )
+
+
+_MAX_SHOWN = 4000
+
+
+def _input_text(case: GraphCase) -> str:
+    if isinstance(case.messages, str):
+        return case.messages
+    given: Any = case.messages if case.messages is not None else case.input
+    return _text_of(given)
+
+
+def _output_text(record: GraphRecord) -> str:
+    state = record.state
+    messages = state.get("messages") if isinstance(state, dict) else None
+    if isinstance(messages, list) and messages and isinstance(messages[-1], dict) and "content" in messages[-1]:
+        return _text_of(messages[-1]["content"])
+    return _text_of(state)
+
+
+def _text_of(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(msgspec.to_builtins(value, enc_hook=str), ensure_ascii=False)
+    return text[:_MAX_SHOWN]
+
+
+register_scorer("judge", judge_scorer)

@@ -27,16 +27,20 @@ from agent.llm.wrapper import provider_of
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
+    from rich.console import Console
+
     from agent.config import AgentConfig
+    from agent.evaluation.judge import JudgeInfo
     from agent.llm.protocol import LLMClient
 
 __all__ = (
     "CacheSummary",
     "EvalModelCalls",
     "add_model_call_arguments",
+    "cache_directory",
     "current_model_calls",
     "eval_model_calls",
-    "model_calls_from_args",
+    "print_model_calls",
 )
 
 CACHE_DIRECTORY = "cache"
@@ -108,6 +112,7 @@ def eval_model_calls(cache_dir: Path | None, environ: Mapping[str, str] | None =
 
 
 def add_model_call_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--cache/--no-cache``, ``--cache-dir``, and the judge's ``--judge-provider`` and ``--judge-model``."""
     parser.add_argument(
         "--cache",
         action=argparse.BooleanOptionalAction,
@@ -115,15 +120,38 @@ def add_model_call_arguments(parser: argparse.ArgumentParser) -> None:
         help="answer a model call made before from the disk cache (default: on; the stub is never cached)",
     )
     parser.add_argument(
-        "--cache-dir",
-        type=Path,
-        metavar="DIR",
-        help="where the cache lives (default: $HARNESS_DATA_DIR/cache)",
+        "--cache-dir", type=Path, metavar="DIR", help="where the cache lives (default: $HARNESS_DATA_DIR/cache)"
     )
+    parser.add_argument(
+        "--judge-provider",
+        metavar="NAME",
+        help="the model that grades expect.judge rubrics (default: HARNESS_JUDGE_PROVIDER)",
+    )
+    parser.add_argument("--judge-model", metavar="MODEL", help="the judge's model (default: HARNESS_JUDGE_MODEL)")
 
 
-def model_calls_from_args(args: argparse.Namespace, data_dir: Path) -> Path | None:
+def cache_directory(args: argparse.Namespace, data_dir: Path) -> Path | None:
     """The cache directory ``args`` ask for, or ``None`` for ``--no-cache``."""
     if not args.cache:
         return None
     return args.cache_dir or data_dir / CACHE_DIRECTORY
+
+
+def print_model_calls(console: Console, cache: CacheSummary | None, judge: JudgeInfo | None) -> None:
+    """One line on the cache, one on the judge (when one graded)."""
+    if cache is not None and cache.enabled:
+        console.print(
+            f"model-call cache: {cache.hits} hits, {cache.misses} misses, {cache.saved_tokens:,} tokens saved "
+            f"({cache.path})",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    elif cache is not None:
+        console.print("model-call cache: off (--no-cache)", markup=False, highlight=False)
+    if judge is not None:
+        console.print(
+            f"judge: {judge.provider} {judge.model}, prompt {judge.prompt_version} ({judge.prompt_sha256[:12]})",
+            markup=False,
+            highlight=False,
+        )

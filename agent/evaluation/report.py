@@ -16,7 +16,9 @@ import msgspec
 
 from agent.clock import format_timestamp
 from agent.errors import AgentError
+from agent.evaluation.judge import JudgeInfo
 from agent.evaluation.metrics import Metrics, compute_metrics
+from agent.evaluation.model_calls import CacheSummary
 from agent.evaluation.records import GraphRecord
 from agent.evaluation.results import CaseResult
 from agent.evaluation.statistics import DEFAULT_RESAMPLES, DEFAULT_SEED, Estimate
@@ -107,6 +109,10 @@ class Report(msgspec.Struct, kw_only=True):
     metrics: dict[str, Estimate]
     dataset: DatasetInfo
     runs: list[ProviderReport]
+    cache: CacheSummary | None = None
+    """The model-call cache: off, or its hits and the tokens they saved (``--cache``)."""
+    judge: JudgeInfo | None = None
+    """The LLM judge that graded ``expect.judge``: provider, model, prompt version and its SHA-256."""
 
 
 def dataset_info(path: Path, cases: int) -> DatasetInfo:
