@@ -9,6 +9,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agent.evaluation.model_calls import current_model_calls
+from agent.evaluation.results import CaseResult
 from agent.evaluation.spans import Evaluation, record_evaluations
 from agent.graph_tracing import tracing_to
 from agent.llm.factory import close_llm_client
@@ -16,7 +17,7 @@ from agent.telemetry import TRACER_NAME, create_tracer_provider
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig
-    from agent.evaluation.results import CaseResult
+    from agent.evaluation.records import GraphRecord
     from agent.graph_tracing import GenAITracer
 
 __all__ = ("CaseTrace", "case_evaluations")
@@ -26,12 +27,14 @@ class CaseTrace:
     """Enter it around the case's agent (so that its ``invoke_agent`` spans are known), ``close`` it with the
     case's result."""
 
-    def __init__(self, config: AgentConfig, *, epoch: int = 1) -> None:
+    def __init__(self, config: AgentConfig | None = None, *, epoch: int = 1) -> None:
+        """``config``: the support agent's, whose model client the eval makes; ``None`` for another graph,
+        which makes its own (its LangChain chat models are cached by LangChain's hook)."""
         self.exporter = InMemorySpanExporter()
         self.provider = create_tracer_provider()  # with the OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set
         self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
         calls = current_model_calls()
-        self.llm = calls.client_for(config, epoch=epoch) if calls is not None else None
+        self.llm = calls.client_for(config, epoch=epoch) if calls is not None and config is not None else None
         self._tracing = tracing_to(self.provider)
         self._runs: GenAITracer | None = None
 
@@ -46,7 +49,7 @@ class CaseTrace:
     async def __aexit__(self, *exc_info: Any) -> None:
         self._tracing.__exit__(*exc_info)
 
-    async def close(self, result: CaseResult) -> None:
+    async def close(self, result: CaseResult | GraphRecord) -> None:
         """Write the case's scores into the trace, close its model client and flush its spans."""
         try:
             evaluated = self._runs.runs[-1] if self._runs is not None and self._runs.runs else None
@@ -63,14 +66,30 @@ class CaseTrace:
             self.provider.shutdown()
 
 
-def case_evaluations(result: CaseResult) -> list[Evaluation]:
-    """A support case's verdict: passed (1) or not (0), with the failures that decided it."""
-    failures = [failure for turn in result.turns for failure in turn.failures]
+def case_evaluations(result: CaseResult | GraphRecord) -> list[Evaluation]:
+    """The case's verdict, passed (1) or not (0), then each check of another graph's case with its score."""
+    if isinstance(result, CaseResult):
+        failures = [failure for turn in result.turns for failure in turn.failures]
+    else:
+        failures = [f"{check.name}: {check.detail}" for check in result.checks if not check.passed]
+        if result.error:
+            failures.insert(0, result.error)
+    verdict = Evaluation(
+        name="passed",
+        score=1.0 if result.passed else 0.0,
+        label="pass" if result.passed else "fail",
+        explanation="; ".join(failures) or None,
+    )
+    checks = [] if isinstance(result, CaseResult) else result.checks
     return [
-        Evaluation(
-            name="passed",
-            score=1.0 if result.passed else 0.0,
-            label="pass" if result.passed else "fail",
-            explanation="; ".join(failures) or None,
-        )
+        verdict,
+        *(
+            Evaluation(
+                name=check.name,
+                score=check.value,
+                label="pass" if check.passed else "fail",
+                explanation=check.detail or None,
+            )
+            for check in checks
+        ),
     ]

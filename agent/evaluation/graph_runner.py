@@ -19,6 +19,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from agent.clock import SystemClock, format_timestamp
+from agent.evaluation.case_trace import CaseTrace
 from agent.evaluation.graph_cases import as_messages_input
 from agent.evaluation.records import GraphRecord, NodeStep, ToolCall
 from agent.evaluation.runner import EvalRun
@@ -138,8 +139,9 @@ async def run_graph_case(
     resumes = list(case.resume)
     later = [as_messages_input(turn) if isinstance(turn, str) else turn for turn in case.then]
     started = time.perf_counter()
+    telemetry = CaseTrace(epoch=epoch)  # its spans (OTLP when configured), its checks as evaluation events
     try:
-        async with registered.graph_for(config) as graph:
+        async with telemetry, registered.graph_for(config) as graph:
             pending: Any = case.first_input()
             for _ in range(_MAX_STEPS):
                 stream = GraphStream(graph, config, modes=_MODES)
@@ -174,6 +176,7 @@ async def run_graph_case(
         record.error = "the run paused at an interrupt no `resume` answers (expect `interrupts` to allow it)"
     if events_dir is not None:
         record.events = log.write(events_dir, f"{case.id}.{epoch}.jsonl")
+    await telemetry.close(record)
     return record
 
 

@@ -10,18 +10,21 @@ from __future__ import annotations
 import gzip
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import msgspec
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
 
 from agent.config import AgentConfig, StubConfig
-from agent.evaluation.dataset import BUNDLED_DATASETS, load_dataset
+from agent.evaluation.dataset import BUNDLED_DATASETS, load_dataset, load_graph_dataset
+from agent.evaluation.graph_runner import load_registered_graph, run_graph_case
 from agent.evaluation.runner import run_dataset
 from agent.knowledge import load_bundled_corpus
 from api.app import create_app
@@ -29,7 +32,6 @@ from tests.e2e.conftest import LiveServer
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from pathlib import Path
 
     from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
@@ -176,3 +178,23 @@ async def test_an_eval_runs_spans_and_its_scores_arrive_as_evaluation_events(
         assert event["gen_ai.evaluation.name"] == "passed"
         assert event["gen_ai.evaluation.score.value"] == (1.0 if result.passed else 0.0)
         assert event["gen_ai.evaluation.score.label"] == ("pass" if result.passed else "fail")
+
+
+async def test_a_registered_graphs_eval_arrives_with_each_check_as_an_evaluation_event(otlp: OtlpReceiver) -> None:
+    examples = Path(__file__).parents[2] / "examples"
+    [case] = [c for c in load_graph_dataset(examples / "react_agent" / "eval.yaml") if c.id == "refund-approved"]
+    registered = await load_registered_graph(examples / "langgraph.json", "react_agent", InMemorySaver())
+    record = await run_graph_case(case, registered)
+
+    assert record.passed, record.checks
+    assert len(otlp.named("invoke_agent react_agent")) == 2  # the run that paused, and its resume
+    assert {span.name for span in otlp.named("execute_tool ")} == {
+        "execute_tool lookup_order",
+        "execute_tool issue_refund",
+    }
+    assert otlp.named("chat ")
+    [evaluated] = otlp.named("evaluate refund-approved")
+    events = {attributes["gen_ai.evaluation.name"]: attributes for _, attributes in evaluated.events}
+    assert set(events) == {"passed", *(check.name for check in record.checks)}
+    assert events["passed"]["gen_ai.evaluation.score.label"] == "pass"
+    assert events["trajectory"]["gen_ai.evaluation.score.value"] == 1.0
