@@ -163,3 +163,32 @@ def test_the_support_agent_with_epochs(eval_env: Path) -> None:
     assert report.metrics["outcome_accuracy"].value == report.runs[0].metrics.outcome_accuracy.value
     assert report.metrics["case_pass_rate"].n == len(SMALL_DATASET)
     assert all(len(values) == 2 for case in report.cases for values in case.scores.values())
+
+
+def test_a_subgraph_s_nodes_are_in_the_trajectory_by_their_path(eval_env: Path) -> None:
+    out = eval_env / "out"
+
+    code = harness_eval(
+        "--config",
+        str(CONFIG),
+        "--graph",
+        "research",
+        "--dataset",
+        str(ROOT / "examples" / "research_graph" / "eval.yaml"),
+        "--out",
+        str(out),
+    )
+
+    assert code == 0
+    report = load_report(out / "report.json")
+    assert [(c.id, c.passed) for c in report.cases] == [("clouds-and-rain", True), ("unknown-topic", True)]
+    nested = report.runs[0].records[0]
+    assert nested.node_names(nested=False) == [
+        "planner",
+        "research_step",
+        "planner",
+        "research_step",
+        "planner",
+        "write_report",
+    ]
+    assert [s.depth for s in nested.trajectory if s.node.startswith("research_step:")] == [1, 1, 1, 1]
