@@ -36,7 +36,7 @@ class LangChainModelCache(BaseCache):
 
     @staticmethod
     def _key(prompt: str, llm_string: str) -> str:
-        return _PREFIX + hashlib.sha256(f"{llm_string}\x00{prompt}".encode()).hexdigest()
+        return _PREFIX + hashlib.sha256(f"{llm_string}\x00{_sent(prompt)}".encode()).hexdigest()
 
     def lookup(self, prompt: str, llm_string: str) -> Sequence[Generation] | None:
         raw = self.cache.lookup_raw(self._key(prompt, llm_string))
@@ -65,6 +65,27 @@ def langchain_cache(cache: ModelCallCache) -> Iterator[LangChainModelCache]:
         yield installed
     finally:
         set_llm_cache(previous)
+
+
+_NOT_SENT = ("usage_metadata", "response_metadata")
+"""What a message in the history carries that no provider is sent: LangChain marks an answer replayed from
+the cache with ``total_cost: 0`` in its usage, so keying on it would make the turn after a hit a miss."""
+
+
+def _sent(prompt: str) -> str:
+    """The serialized messages without what is not sent to the model."""
+    try:
+        messages = msgspec.json.decode(prompt)
+    except msgspec.DecodeError:
+        return prompt
+    if not isinstance(messages, list):
+        return prompt
+    for message in messages:
+        kwargs = message.get("kwargs") if isinstance(message, dict) else None
+        if isinstance(kwargs, dict):
+            for key in _NOT_SENT:
+                kwargs.pop(key, None)
+    return msgspec.json.encode(messages, order="sorted").decode()
 
 
 def _encode(generations: Sequence[Generation]) -> bytes:
