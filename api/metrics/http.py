@@ -2,9 +2,10 @@
 path) and status; the event streams open now; and the 429 refusals by the limit that refused.
 
 It is the outermost middleware, so it sees what the inner ones refuse (a foreign ``Host``, a missing token, the
-turn rate limit) as the exceptions they raise, and what the handlers answer as the response they send. A request
-no route matches never reaches route middleware in Litestar, so it is not counted; status 0 is a request whose
-client left before any answer started.
+turn rate limit) as the exceptions they raise, with the status the app's handlers give them (a store an inner
+middleware uses that fails is also a store error), and what the handlers answer as the response they send. A
+request no route matches never reaches route middleware in Litestar, so it is not counted; status 0 is a request
+whose client left before any answer started.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from litestar.enums import ScopeType
 from litestar.exceptions import TooManyRequestsException
+
+from agent.stores import is_store_failure
 
 if TYPE_CHECKING:
     from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -51,10 +54,11 @@ class HttpMetrics:
         try:
             await self._app(scope, receive, counted)
         except Exception as exc:
-            code = getattr(exc, "status_code", 500)
-            status = code if isinstance(code, int) else 500
+            status = _status_of(exc)
             if isinstance(exc, TooManyRequestsException):
                 refused_by = "turns_per_minute"
+            elif status == 503:  # a store an inner middleware uses (the shared rate limit's Redis) failed
+                self._m.store_errors.labels(_store_of(exc), "middleware").inc()
             raise
         finally:
             if streaming:
@@ -63,3 +67,16 @@ class HttpMetrics:
                 self._m.rate_limited.labels(refused_by).inc()
             route = scope.get("path_template") or "unmatched"
             self._m.http_requests.labels(scope["method"], route, str(status)).inc()
+
+
+def _status_of(exc: Exception) -> int:
+    """The status the app's exception handlers answer ``exc`` with (api/exception_handlers.py)."""
+    code = getattr(exc, "status_code", None)
+    if isinstance(code, int):
+        return code
+    return 503 if is_store_failure(exc) else 500
+
+
+def _store_of(exc: Exception) -> str:
+    module = type(exc).__module__
+    return "redis" if module.startswith("redis") else "postgres" if module.startswith("psycopg") else "other"
