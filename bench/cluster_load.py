@@ -150,7 +150,7 @@ async def run_load(urls: list[str], turns: int, switch_every: int) -> Load:
 
 async def started(instance: HarnessProcess) -> HarnessProcess:
     with any_core():
-        return await instance.start()
+        return await instance.start(within_s=120)
 
 
 async def measured_load(instances: list[HarnessProcess], turns: int, switch_every: int) -> Load:
