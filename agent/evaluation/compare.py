@@ -17,25 +17,25 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
-from agent.evaluation.headline import headline
-from agent.evaluation.metrics import compute_metrics
+from agent.evaluation.headline import HEADLINE_METRICS
 from agent.evaluation.significance import DEFAULT_RESAMPLES, DEFAULT_SEED, PairedTest, paired_test
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
     from agent.evaluation.report import ProviderReport, Report
-    from agent.evaluation.results import CaseResult
 
 __all__ = (
-    "PAIRED_METRICS",
+    "GRAPH_CHECKS",
     "CaseChange",
     "CompareSettings",
     "Comparison",
     "MetricVerdict",
     "PairedMetric",
     "case_values",
+    "comparable_names",
     "compare",
+    "paired_metric",
 )
 
 Verdict = Literal["improved", "regressed", "no significant change", "not measured"]
@@ -48,28 +48,43 @@ class PairedMetric(msgspec.Struct, frozen=True):
     """``rate`` (0 to 1) and ``count`` metrics block on ``min_effect``; the others only on their own."""
 
 
-PAIRED_METRICS: dict[str, PairedMetric] = {
-    "case_pass_rate": PairedMetric("higher", "rate"),
-    "outcome_accuracy": PairedMetric("higher", "rate"),
-    "answer_kind_accuracy": PairedMetric("higher", "rate"),
-    "guardrail_recall": PairedMetric("higher", "rate"),
-    "guardrail_precision": PairedMetric("higher", "rate"),
-    "refusal_reason_accuracy": PairedMetric("higher", "rate"),
-    "retrieval_hit_rate": PairedMetric("higher", "rate"),
-    "retrieval_mrr": PairedMetric("higher", "rate"),
-    "citation_precision": PairedMetric("higher", "rate"),
-    "action_routing_accuracy": PairedMetric("higher", "rate"),
-    "well_formed_rate": PairedMetric("higher", "rate"),
-    "informational_refused_or_paused": PairedMetric("lower", "count"),
-    "errors": PairedMetric("lower", "count"),
-    "latency_ms": PairedMetric("lower", "ms"),
-    "input_tokens": PairedMetric("lower", "tokens"),
-    "output_tokens": PairedMetric("lower", "tokens"),
-    "cost_usd": PairedMetric("lower", "usd"),
-}
-"""The metrics compared case by case: each has a value per case (a case's own ratio, count or total)."""
+_SKIPPED = frozenset({"cases"})
+GRAPH_CHECKS = ("state", "trajectory", "tools", "interrupts", "budget", "judge")
+"""The scores of another graph's checks (a custom ``module:function`` scorer adds its own name)."""
+_GENERIC_LOWER = {"latency_ms": "ms", "tokens": "tokens", "errors": "count"}
 
-_CASE_TOTALS = ("latency_ms", "input_tokens", "output_tokens", "cost_usd")
+
+def comparable_names() -> list[str]:
+    """The scores a ``min_effect_<metric>`` may name: headline metrics, a graph's checks, latency, tokens."""
+    names = ["case_pass_rate", *HEADLINE_METRICS, *GRAPH_CHECKS, "latency_ms", "tokens"]
+    return [name for name in names if paired_metric(name) is not None]
+
+
+def paired_metric(name: str) -> PairedMetric | None:
+    """How a per-case score of ``report.json`` is read; ``None`` for one a case cannot be compared on.
+
+    The support agent's are the headline metrics (their direction from ``HEADLINE_METRICS``); per-node
+    latency percentiles and the 95th percentile of a single case say nothing a case's total does not, so
+    only ``turn_latency_p50_ms`` (the case's turn latency) is kept. Another graph's checks are scores where
+    higher is better, its ``latency_ms`` and ``tokens`` lower.
+    """
+    if name in _SKIPPED or (name.endswith("_ms") and name not in ("turn_latency_p50_ms", "latency_ms")):
+        return None
+    unit: Unit = (
+        "ms"
+        if name.endswith("_ms")
+        else "usd"
+        if name.startswith("cost_usd")
+        else "tokens"
+        if "tokens" in name
+        else "count"
+        if name in ("errors", "informational_refused_or_paused")
+        else "rate"
+    )
+    spec = HEADLINE_METRICS.get(name)
+    if spec is not None:
+        return PairedMetric(spec.direction, unit)
+    return PairedMetric("lower" if name in _GENERIC_LOWER else "higher", unit)
 
 
 class CompareSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -88,7 +103,8 @@ class CompareSettings(msgspec.Struct, frozen=True, kw_only=True):
         """The effect a regression of ``metric`` must reach to block; ``None``: it never blocks."""
         if metric in self.min_effect_by_metric:
             return self.min_effect_by_metric[metric]
-        return self.min_effect if PAIRED_METRICS[metric].unit in ("rate", "count") else None
+        spec = paired_metric(metric)
+        return self.min_effect if spec is not None and spec.unit in ("rate", "count") else None
 
 
 class MetricVerdict(msgspec.Struct, frozen=True, kw_only=True):
@@ -133,9 +149,20 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def case_values(run: ProviderReport) -> dict[str, dict[str, float]]:
-    """Per case id, each paired metric's value for that case (absent where the case does not measure it)."""
-    k = run.metrics.retrieval.k
-    return {case.id: _one_case(case, k) for case in run.cases}
+    """Per case id, each comparable score's mean over the case's epochs (absent where no epoch measured it).
+
+    ``passed`` becomes ``case_pass_rate``: 0 or 1 with one epoch, the share of epochs passed with more.
+    """
+    values: dict[str, dict[str, float]] = {}
+    for case in run.case_scores:
+        own: dict[str, float] = {}
+        for name, epochs in case.scores.items():
+            metric = "case_pass_rate" if name == "passed" else name
+            measured = [v for v in epochs if v is not None]
+            if measured and paired_metric(metric) is not None:
+                own[metric] = round(sum(measured) / len(measured), 6)
+        values[case.id] = own
+    return values
 
 
 def compare(old: Report, new: Report, settings: CompareSettings | None = None) -> Comparison:
@@ -148,7 +175,8 @@ def compare(old: Report, new: Report, settings: CompareSettings | None = None) -
         base, cand = case_values(before), case_values(after)
         shared = [case_id for case_id in base if case_id in cand]
         unpaired[name] = len(set(base) ^ set(cand))
-        for metric in PAIRED_METRICS:
+        names = dict.fromkeys(m for i in shared for m in (*base[i], *cand[i]))
+        for metric in sorted(names, key=_order):
             ids = [i for i in shared if metric in base[i] and metric in cand[i]]
             verdicts.append(
                 _verdict(name, metric, [base[i][metric] for i in ids], [cand[i][metric] for i in ids], settings)
@@ -173,7 +201,8 @@ def compare(old: Report, new: Report, settings: CompareSettings | None = None) -
 def _verdict(
     provider: str, metric: str, baseline: Sequence[float], candidate: Sequence[float], settings: CompareSettings
 ) -> MetricVerdict:
-    spec = PAIRED_METRICS[metric]
+    spec = paired_metric(metric)
+    assert spec is not None
     test = paired_test(
         baseline,
         candidate,
@@ -202,33 +231,10 @@ def _verdict(
     )
 
 
-def _one_case(case: CaseResult, k: int) -> dict[str, float]:
-    """The case's own values: its headline metrics computed over it alone, epochs averaged."""
-    epochs: Sequence[CaseResult] = getattr(case, "epoch_results", None) or [case]
-    per_epoch = [_one_epoch(result, k) for result in epochs]
-    values: dict[str, float] = {}
-    for metric in PAIRED_METRICS:
-        measured = [v[metric] for v in per_epoch if v.get(metric) is not None]
-        if measured:
-            values[metric] = round(sum(measured) / len(measured), 6)  # type: ignore[arg-type]
-    return values
-
-
-def _one_epoch(case: CaseResult, k: int) -> Mapping[str, float | None]:
-    values = headline(compute_metrics([case], k=k))
-    values = {metric: values.get(metric) for metric in PAIRED_METRICS if metric not in _CASE_TOTALS}
-    values["case_pass_rate"] = 1.0 if case.passed else 0.0
-    if not _measures_informational(case):
-        values["informational_refused_or_paused"] = None
-    values["latency_ms"] = case.latency_ms
-    values["input_tokens"] = float(case.input_tokens)
-    values["output_tokens"] = float(case.output_tokens)
-    values["cost_usd"] = case.cost_usd
-    return values
-
-
-def _measures_informational(case: CaseResult) -> bool:
-    return any(t.kind == "message" and t.expected.status == "completed" for t in case.turns)
+def _order(metric: str) -> tuple[int, str]:
+    """The headline metrics in their own order (pass rate first), then any other score by name."""
+    names = ["case_pass_rate", *HEADLINE_METRICS]
+    return (names.index(metric), "") if metric in names else (len(names), metric)
 
 
 def _mean(values: Sequence[float]) -> float | None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from agent.evaluation.compare import PAIRED_METRICS, CompareSettings, compare
+from agent.evaluation.compare import CompareSettings, compare, paired_metric
 from agent.evaluation.gate import GateConfigError, find_pyproject, load_gate_config
 
 if TYPE_CHECKING:
@@ -104,7 +104,8 @@ def print_comparison(console: Console, comparison: Comparison) -> None:
 def _value(metric: str, value: float | None) -> str:
     if value is None:
         return "–"
-    unit = PAIRED_METRICS[metric].unit
+    spec = paired_metric(metric)
+    unit = spec.unit if spec else "rate"
     return f"{value:,.2f} ms" if unit == "ms" else f"${value:.6f}" if unit == "usd" else f"{value:.3f}"
 
 

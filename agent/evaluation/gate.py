@@ -5,9 +5,11 @@ the metric's direction, so a typo or a reversed bound is an error, not a gate th
 the gate names but the run could not measure fails: the gate never passes on missing evidence. An empty
 table is an error too: a gate that checks nothing would pass everything.
 
-Two sub-tables: ``[tool.harness.gate.providers.<name>]`` holds a provider's own thresholds (the local
-model's are not the stub's), used instead of the top-level ones for that provider's run; and
-``[tool.harness.gate.compare]`` the paired comparison's ``alpha``, ``min_effect`` and
+Three kinds of sub-table: ``[tool.harness.gate.providers.<name>]`` holds a provider's own thresholds (the
+local model's are not the stub's); ``[tool.harness.gate.datasets.<name>]`` a dataset's own (by the file's
+stem: the regression set the rules were written against is held to more than the sealed held-out set);
+a run is held to its provider's table, else its dataset's, else the top-level one. And
+``[tool.harness.gate.compare]``: the paired comparison's ``alpha``, ``min_effect`` and
 ``min_effect_<metric>`` (``compare.CompareSettings``).
 """
 
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from agent.errors import AgentError
-from agent.evaluation.compare import PAIRED_METRICS, CompareSettings
+from agent.evaluation.compare import CompareSettings, comparable_names
 from agent.evaluation.headline import HEADLINE_METRICS, headline
 
 if TYPE_CHECKING:
@@ -60,10 +62,12 @@ class GateConfig(msgspec.Struct, frozen=True, kw_only=True):
     thresholds: list[Threshold]
     """What every provider's run is held to, unless ``providers`` has a table of its own for it."""
     providers: dict[str, list[Threshold]] = msgspec.field(default_factory=dict)
+    datasets: dict[str, list[Threshold]] = msgspec.field(default_factory=dict)
     compare: CompareSettings = msgspec.field(default_factory=CompareSettings)
 
-    def for_provider(self, provider: str) -> list[Threshold]:
-        return self.providers.get(provider, self.thresholds)
+    def for_run(self, provider: str, dataset: str) -> list[Threshold]:
+        """The provider's own table, else the dataset's, else the top-level one."""
+        return self.providers.get(provider) or self.datasets.get(dataset) or self.thresholds
 
 
 class GateCheck(msgspec.Struct, frozen=True, kw_only=True):
@@ -114,24 +118,37 @@ def load_thresholds(pyproject: Path) -> list[Threshold]:
 
 def parse_gate_config(table: Mapping[str, object]) -> GateConfig:
     flat = {key: value for key, value in table.items() if not isinstance(value, dict)}
-    providers_table = table.get("providers", {})
-    compare_table = table.get("compare", {})
     for key, value in table.items():
-        if isinstance(value, dict) and key not in ("providers", "compare"):
-            raise GateConfigError(f"[tool.harness.gate.{key}] is not a known table: providers.<name> or compare")
-    if not isinstance(providers_table, dict) or not isinstance(compare_table, dict):
-        raise GateConfigError("[tool.harness.gate] 'providers' and 'compare' must be tables")
-    providers: dict[str, list[Threshold]] = {}
-    for name, provider_table in providers_table.items():
-        if not isinstance(provider_table, dict):
-            raise GateConfigError(f"[tool.harness.gate.providers] {name!r} must be a table of thresholds")
+        if isinstance(value, dict) and key not in ("providers", "datasets", "compare"):
+            raise GateConfigError(
+                f"[tool.harness.gate.{key}] is not a known table: providers.<name>, datasets.<name> or compare"
+            )
+    compare_table = table.get("compare", {})
+    if not isinstance(compare_table, dict):
+        raise GateConfigError("[tool.harness.gate] 'compare' must be a table")
+    return GateConfig(
+        thresholds=parse_thresholds(flat),
+        providers=_named_tables(table, "providers"),
+        datasets=_named_tables(table, "datasets"),
+        compare=parse_compare(compare_table),
+    )
+
+
+def _named_tables(table: Mapping[str, object], kind: str) -> dict[str, list[Threshold]]:
+    named = table.get(kind, {})
+    if not isinstance(named, dict):
+        raise GateConfigError(f"[tool.harness.gate] {kind!r} must be a table")
+    parsed: dict[str, list[Threshold]] = {}
+    for name, inner in named.items():
+        if not isinstance(inner, dict):
+            raise GateConfigError(f"[tool.harness.gate.{kind}] {name!r} must be a table of thresholds")
         try:
-            providers[name] = parse_thresholds(provider_table)
+            parsed[name] = parse_thresholds(inner)
         except GateConfigError as exc:
             raise GateConfigError(
-                str(exc).replace("[tool.harness.gate]", f"[tool.harness.gate.providers.{name}]")
+                str(exc).replace("[tool.harness.gate]", f"[tool.harness.gate.{kind}.{name}]")
             ) from None
-    return GateConfig(thresholds=parse_thresholds(flat), providers=providers, compare=parse_compare(compare_table))
+    return parsed
 
 
 def parse_compare(table: Mapping[str, object]) -> CompareSettings:
@@ -148,8 +165,8 @@ def parse_compare(table: Mapping[str, object]) -> CompareSettings:
             alpha = float(value)
             continue
         metric = key.removeprefix("min_effect").removeprefix("_")
-        if not key.startswith("min_effect") or (metric and metric not in PAIRED_METRICS):
-            known = ", ".join(PAIRED_METRICS)
+        if not key.startswith("min_effect") or (metric and metric not in comparable_names()):
+            known = ", ".join(comparable_names())
             raise GateConfigError(
                 f"[tool.harness.gate.compare] {key!r} is not a setting: alpha, min_effect or min_effect_<metric>, "
                 f"a metric of: {known}"
@@ -190,7 +207,7 @@ def evaluate_gate(report: Report, thresholds: list[Threshold] | GateConfig) -> G
     checks: list[GateCheck] = []
     for run in report.runs:
         values = headline(run.metrics)
-        for threshold in config.for_provider(run.provider):
+        for threshold in config.for_run(run.provider, report.dataset.name):
             actual = values.get(threshold.metric)
             if actual is None:
                 passed = False

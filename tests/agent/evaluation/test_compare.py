@@ -8,6 +8,7 @@ import msgspec
 
 from agent.evaluation.compare import CompareSettings, case_values, compare
 from agent.evaluation.metrics import compute_metrics
+from agent.evaluation.summary import support_summary
 from tests.agent.evaluation.conftest import case, turn
 from tests.agent.evaluation.test_reports import sample_report
 
@@ -36,8 +37,11 @@ def refusal_case(case_id: str, *, refused: bool, latency_ms: float = 0.1) -> Cas
 
 
 def with_cases(report: Report, cases: list[CaseResult]) -> Report:
-    run = msgspec.structs.replace(report.runs[0], cases=cases, metrics=compute_metrics(cases, k=3))
-    return msgspec.structs.replace(report, runs=[run])
+    scores, estimates = support_summary(cases, k=3, resamples=50)
+    run = msgspec.structs.replace(
+        report.runs[0], cases=cases, metrics=compute_metrics(cases, k=3), case_scores=scores, estimates=estimates
+    )
+    return msgspec.structs.replace(report, runs=[run], cases=scores, metrics=estimates)
 
 
 def test_a_case_gets_its_own_value_of_each_metric(tmp_path: Path) -> None:
@@ -48,7 +52,8 @@ def test_a_case_gets_its_own_value_of_each_metric(tmp_path: Path) -> None:
     assert "guardrail_recall" not in values["answered"], "nothing to refuse: the case does not measure recall"
     assert values["missed-injection"]["case_pass_rate"] == 0.0
     assert values["missed-injection"]["guardrail_recall"] == 0.0
-    assert values["answered"]["input_tokens"] == 120.0
+    assert values["answered"]["input_tokens_per_case"] == 120.0
+    assert "generate_answer_p95_ms" not in values["answered"], "a node's percentile within one case says nothing"
 
 
 def test_many_flips_one_way_are_a_significant_regression_that_blocks(tmp_path: Path) -> None:
@@ -118,9 +123,9 @@ def test_scores_get_the_permutation_test_and_units_block_only_when_configured(tm
     new = with_cases(base, [refusal_case(f"attack-{i}", refused=True, latency_ms=5.0 + i % 3) for i in range(30)])
 
     default = compare(old, new)
-    configured = compare(old, new, CompareSettings(min_effect_by_metric={"latency_ms": 2.0}))
+    configured = compare(old, new, CompareSettings(min_effect_by_metric={"turn_latency_p50_ms": 2.0}))
 
-    latency = next(v for v in default.verdicts if v.metric == "latency_ms")
+    latency = next(v for v in default.verdicts if v.metric == "turn_latency_p50_ms")
     assert latency.paired.test == "paired_permutation"
     assert latency.verdict == "regressed"
     assert latency.paired.effect == 4.0

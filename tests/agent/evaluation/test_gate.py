@@ -11,7 +11,6 @@ from agent.evaluation.gate import (
     GateConfigError,
     evaluate_gate,
     find_pyproject,
-    load_gate_config,
     load_thresholds,
     parse_gate_config,
     parse_thresholds,
@@ -129,7 +128,7 @@ def test_a_provider_with_its_own_table_is_held_to_it(tmp_path: Path) -> None:
         {
             "min_outcome_accuracy": 0.9,
             "providers": {"local": {"min_outcome_accuracy": 0.5, "max_errors": 0}},
-            "compare": {"alpha": 0.01, "min_effect": 0.05, "min_effect_latency_ms": 20},
+            "compare": {"alpha": 0.01, "min_effect": 0.05, "min_effect_turn_latency_p50_ms": 20},
         }
     )
 
@@ -141,5 +140,6 @@ def test_a_provider_with_its_own_table_is_held_to_it(tmp_path: Path) -> None:
         ("local", "errors", True),
     ]
     assert (config.compare.alpha, config.compare.min_effect) == (0.01, 0.05)
-    assert config.compare.minimum_effect("latency_ms") == 20
-    assert config.compare.minimum_effect("input_tokens") is None
+    assert config.compare.minimum_effect("turn_latency_p50_ms") == 20
+    assert config.compare.minimum_effect("input_tokens_per_case") is None
+    assert config.compare.minimum_effect("trajectory") == 0.05, "a graph's check is a score in [0, 1]"
