@@ -97,7 +97,9 @@ class _Verbatim(Schema):
         return _STREAM_SCHEMA
 
 
-def _stream(ok: OpenAPIResponse, description: str) -> None:
+def _stream(operation: Operation, description: str) -> None:
+    ok = operation.responses["200"] if operation.responses else None
+    assert isinstance(ok, OpenAPIResponse)
     ok.description = description
     ok.headers = {
         "x-vercel-ai-ui-message-stream": OpenAPIHeader(
@@ -124,10 +126,8 @@ class AiSdkChatOperation(Operation):
         body.content["application/json"].examples = {
             name: Example(value=value) for name, value in AI_SDK_REQUEST_EXAMPLES.items()
         }
-        ok = self.responses["200"] if self.responses else None
-        assert isinstance(ok, OpenAPIResponse)
         _stream(
-            ok,
+            self,
             "The run as the AI SDK's UI message stream: a new turn from its start to its answer or its pause for "
             "approval, or an approval's run from the decision to its end. " + PARTS,
         )
@@ -138,10 +138,8 @@ class AiSdkReconnectOperation(Operation):
     """``GET /ai-sdk/chat/{id}/stream``: the session's active run, replayed from its start and followed."""
 
     def __post_init__(self) -> None:
-        ok = self.responses["200"] if self.responses else None
-        assert isinstance(ok, OpenAPIResponse)
         _stream(
-            ok,
+            self,
             "The session's active run (running, or waiting for an approval) from its first event, pauses it went "
             "past included, then its live tail, as one assistant message (`resumeStream()` replays it). " + PARTS,
         )
