@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING, Any, cast
 
 from agent import (
@@ -39,6 +40,11 @@ if TYPE_CHECKING:
 __all__ = ("execute", "execute_graph")
 
 logger = logging.getLogger(__name__)
+
+_SLICE_S = 0.001
+"""The longest a graph run keeps the event loop between two yields. A model that streams a burst of chunks
+without yielding (a firehose, a cached answer) would otherwise hold it for the whole burst, and every request
+this instance serves meanwhile (a client rejoining the run with ``Last-Event-ID``, a health check) would wait."""
 
 _CANCEL_MESSAGES = {
     "cancelled": ("The run was cancelled.", False),
@@ -106,8 +112,12 @@ async def execute_graph(
             graph_input = await admission(graph_input)
         async with registered.graph_for(config) as graph:
             stream = GraphStream(graph, config, clock=clock, modes=options.modes)
+            slice_ends = time.perf_counter() + _SLICE_S
             async for payload in stream.events(graph_input, context=options.context):
                 run.emit(payload)
+                if time.perf_counter() >= slice_ends:
+                    await asyncio.sleep(0)
+                    slice_ends = time.perf_counter() + _SLICE_S
             outcome = await stream.outcome()
         if outcome.paused:
             run.pause_graph(list(outcome.interrupts), outcome.values)
