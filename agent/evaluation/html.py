@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agent.evaluation.case_diff import CaseChange
     from agent.evaluation.records import GraphRecord
     from agent.evaluation.report import ProviderReport, Report
+    from agent.evaluation.results import NodeTiming
 
 __all__ = ("render_html",)
 
@@ -136,6 +137,19 @@ def _graph_section(run: ProviderReport, changes: dict[str, CaseChange]) -> str:
             _table(header, rows),
         ]
     )
+
+
+_OUTCOME_CLASS = {"error": "error", "refused": "error", "paused": "interrupted", "interrupted": "interrupted"}
+
+
+def _support_trajectory(nodes: Sequence[NodeTiming]) -> str:
+    """A support turn's node spans in order (the support agent's turns are not streamed: its spans say)."""
+    steps = [
+        f'<span class="{_OUTCOME_CLASS.get(n.outcome, "")}" title="{n.latency_ms:.1f} ms, '
+        f'{escape(n.outcome)}">{escape(n.node)}</span>'
+        for n in nodes
+    ]
+    return '<div class="trajectory">' + "→".join(steps) + "</div>"
 
 
 def _passed_cell(passed: int, epochs: int) -> str:
@@ -268,16 +282,29 @@ def _provider_section(run: ProviderReport) -> str:
         if failing
         else "<p>None.</p>"
     )
-    parts.append("<h3>Cases: outcome, tokens and cost</h3>")
+    parts.append("<h3>Cases: outcome, trajectory, tokens and cost</h3>")
     parts.append(
         _table(
-            ["case", "category", "passed", "statuses", "input tok", "output tok", "cost", "latency ms"],
+            [
+                "case",
+                "epoch",
+                "category",
+                "passed",
+                "statuses",
+                "trajectory",
+                "input tok",
+                "output tok",
+                "cost",
+                "latency ms",
+            ],
             [
                 [
                     f"<code>{escape(case.id)}</code>",
+                    _num(str(case.epoch)),
                     escape(case.category),
                     '<span class="pass">yes</span>' if case.passed else '<span class="fail">no</span>',
                     escape(" → ".join(turn.status for turn in case.turns)),
+                    "<br>".join(_support_trajectory(turn.nodes) for turn in case.turns),
                     _num(str(case.input_tokens)),
                     _num(str(case.output_tokens)),
                     _num(format_metric("cost_usd", case.cost_usd)),
