@@ -164,6 +164,14 @@ def test_the_support_agent_with_epochs(eval_env: Path) -> None:
     assert report.metrics["case_pass_rate"].n == len(SMALL_DATASET)
     assert all(len(values) == 2 for case in report.cases for values in case.scores.values())
 
+    results = out / "results.jsonl"
+    lines = results.read_bytes().splitlines()
+    results.write_bytes(b"\n".join(lines[:3]) + b"\n")
+    assert harness_eval("--dataset", str(dataset), "--out", str(out), "--epochs", "2", "--resume") == 0
+    resumed = load_report(out / "report.json")
+    assert [(c.id, c.epochs_passed) for c in resumed.cases] == [(c.id, c.epochs_passed) for c in report.cases]
+    assert len(results.read_bytes().splitlines()) == len(lines)
+
 
 def test_a_subgraph_s_nodes_are_in_the_trajectory_by_their_path(eval_env: Path) -> None:
     out = eval_env / "out"
