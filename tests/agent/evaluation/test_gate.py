@@ -11,6 +11,7 @@ from agent.evaluation.gate import (
     GateConfigError,
     evaluate_gate,
     find_pyproject,
+    load_gate_config,
     load_thresholds,
     parse_gate_config,
     parse_thresholds,
@@ -143,3 +144,15 @@ def test_a_provider_with_its_own_table_is_held_to_it(tmp_path: Path) -> None:
     assert config.compare.minimum_effect("turn_latency_p50_ms") == 20
     assert config.compare.minimum_effect("input_tokens_per_case") is None
     assert config.compare.minimum_effect("trajectory") == 0.05, "a graph's check is a score in [0, 1]"
+
+
+def test_the_project_table_names_the_local_model_and_the_comparison() -> None:
+    config = load_gate_config(PYPROJECT)
+
+    assert "local" in config.providers
+    assert {"guardrail_recall", "well_formed_rate", "action_routing_accuracy", "errors"} <= {
+        t.metric for t in config.providers["local"]
+    }
+    assert "support-v2-heldout" in config.datasets
+    assert "well_formed_rate" in {t.metric for t in config.thresholds}
+    assert 0 < config.compare.alpha <= 0.05
