@@ -200,3 +200,26 @@ def test_a_subgraph_s_nodes_are_in_the_trajectory_by_their_path(eval_env: Path) 
         "write_report",
     ]
     assert [s.depth for s in nested.trajectory if s.node.startswith("research_step:")] == [1, 1, 1, 1]
+
+
+def test_later_turns_run_on_the_same_thread(eval_env: Path) -> None:
+    dataset = eval_env / "turns.jsonl"
+    case = {
+        "id": "two-orders",
+        "messages": "What is the status of order A-1002?",
+        "then": ["And order A-1003?"],
+        "expect": {
+            "tools": [{"name": "lookup_order", "args": {"order_id": "A-1002"}}, {"name": "lookup_order"}],
+            "state_contains": {"messages.-1.content": "processing"},
+            "state_schema": {"messages": {"type": "array", "minItems": 6}},
+        },
+    }
+    dataset.write_text(json.dumps(case) + "\n", encoding="utf-8")
+
+    assert eval_react(eval_env / "out", dataset=dataset) == 0
+
+    report = load_report(eval_env / "out" / "report.json")
+    [record] = report.runs[0].records
+    assert record.passed, record.failures
+    assert [call.args["order_id"] for call in record.tool_calls] == ["A-1002", "A-1003"]
+    assert record.node_names(nested=False) == ["agent", "tools", "agent", "agent", "tools", "agent"]
