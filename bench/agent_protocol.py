@@ -37,7 +37,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 from langgraph_sdk import get_client
@@ -48,7 +48,7 @@ from bench.system import CpuMeter, pin_client, taskset_prefix
 from bench.throughput import QUESTION
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Coroutine, Sequence
     from types import TracebackType
 
     from langgraph_sdk.client import LangGraphClient
@@ -69,6 +69,9 @@ LABELS = {
 }
 REQUIREMENTS = {"langgraph dev": ("langgraph-cli[inmem]",), "aegra": ("aegra-api", "greenlet")}
 """What each peer's virtual environment installs (aegra-api 0.6 needs greenlet for SQLAlchemy's asyncio)."""
+_T = TypeVar("_T")
+STEP_TIMEOUT_S = 60.0
+"""The longest one run (or rejoin) of a figure may take before the benchmark stops, naming the server."""
 POSTGRES = ("-h", "127.0.0.1", "-p", "5432", "-U", "postgres")
 
 
@@ -315,6 +318,15 @@ async def measure_chat(tokens: int, turns: int, reconnect_tokens: int, reconnect
     return figures
 
 
+async def answered(name: str, step: Coroutine[Any, Any, _T], timeout_s: float = STEP_TIMEOUT_S) -> _T:
+    """``step``'s result; a ``RuntimeError`` naming the server when it does not end in ``timeout_s`` (a stream
+    that never ends would otherwise hold the whole benchmark)."""
+    try:
+        return await asyncio.wait_for(step, timeout_s)
+    except TimeoutError:
+        raise RuntimeError(f"{name}: no answer in {timeout_s:.0f} s") from None
+
+
 @dataclass
 class Figures:
     rate: float = 0.0
@@ -333,18 +345,21 @@ async def measure(
     figures = {name: Figures() for name in servers}
     for name, client in clients.items():
         print(f"throughput: {name}", flush=True)
-        figures[name].rate, figures[name].cpu_share, figures[name].client_share = await throughput(
-            client, servers[name], tokens
+        figures[name].rate, figures[name].cpu_share, figures[name].client_share = await answered(
+            name, throughput(client, servers[name], tokens), STEP_TIMEOUT_S * 10
         )
+        print(f"  {figures[name].rate:,.0f} events/s", flush=True)
+    print("first token", flush=True)
     for _ in range(10):  # warm-up
-        for client in clients.values():
-            await first_token_ms(client)
+        for name, client in clients.items():
+            await answered(name, first_token_ms(client))
     for _ in range(turns):
         for name, client in clients.items():
-            figures[name].first_token.append(await first_token_ms(client))
+            figures[name].first_token.append(await answered(name, first_token_ms(client)))
+    print("reconnect", flush=True)
     for _ in range(reconnects):
         for name, client in clients.items():
-            ms, count, running = await reconnect_ms(client, reconnect_tokens)
+            ms, count, running = await answered(name, reconnect_ms(client, reconnect_tokens))
             if ms is not None:
                 figures[name].reconnects.append(ms)
             figures[name].resumed.append(count)
