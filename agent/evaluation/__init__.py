@@ -1,4 +1,5 @@
-"""The eval harness: a versioned dataset run through the agent's graph in-process, metrics, reports and a gate.
+"""The eval harness: a versioned dataset run in-process through the support agent or any registered graph, metrics
+with intervals, reports and a gate.
 
 ``harness eval`` (``agent.evaluation.cli``) is the way in; the pieces are public for tests and notebooks.
 """
@@ -14,14 +15,20 @@ from agent.evaluation.dataset import (
     Case,
     DatasetError,
     load_dataset,
+    load_graph_dataset,
     resolve_dataset,
 )
 from agent.evaluation.gate import GateConfigError, GateResult, evaluate_gate, find_pyproject, load_thresholds
+from agent.evaluation.graph_cases import GraphCase
+from agent.evaluation.graph_runner import run_graph_dataset
 from agent.evaluation.headline import HEADLINE_METRICS, headline
 from agent.evaluation.metrics import Metrics, compute_metrics
+from agent.evaluation.records import Check, GraphRecord
 from agent.evaluation.report import REPORT_SCHEMA_VERSION, Report, ReportError, build_report, load_report
 from agent.evaluation.results import CaseResult, TurnResult
 from agent.evaluation.runner import EvalRun, run_case, run_dataset
+from agent.evaluation.scorers import register_scorer
+from agent.evaluation.statistics import Estimate
 from agent.evaluation.writer import ReportFiles, write_reports
 
 __all__ = (
@@ -32,11 +39,15 @@ __all__ = (
     "REPORT_SCHEMA_VERSION",
     "Case",
     "CaseResult",
+    "Check",
     "Comparison",
     "DatasetError",
+    "Estimate",
     "EvalRun",
     "GateConfigError",
     "GateResult",
+    "GraphCase",
+    "GraphRecord",
     "Metrics",
     "Report",
     "ReportError",
@@ -50,11 +61,14 @@ __all__ = (
     "find_pyproject",
     "headline",
     "load_dataset",
+    "load_graph_dataset",
     "load_report",
     "load_thresholds",
+    "register_scorer",
     "resolve_dataset",
     "run_case",
     "run_dataset",
     "run_eval_command",
+    "run_graph_dataset",
     "write_reports",
 )
