@@ -11,6 +11,7 @@ and a failed run.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -179,3 +180,27 @@ def test_a_failed_run_is_an_error_the_chat_reports(serve: Callable[..., LiveServ
     assert assistant["steps"] >= 3, "the message keeps what came before the failure"
     status = httpx.get(f"{server.url}/ai-sdk/chat/s_aisdk_error/stream")
     assert status.status_code == 204, "a failed run is not active"
+
+
+def test_silences_are_heartbeat_comments_and_a_client_that_leaves_is_the_disconnect_policy(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    slow = with_stub(settings, token_delay_ms=300.0)
+    server = serve(msgspec.structs.replace(slow, heartbeat_s=0.05, disconnect_grace_s=0.0))
+    body = {"id": "s_aisdk_left", "messages": [{"id": "u", "role": "user", "parts": [{"type": "text", "text": "Hi"}]}]}
+    lines: list[str] = []
+    with httpx.stream("POST", f"{server.url}/ai-sdk/chat", json=body, timeout=30) as response:
+        run_id = response.headers["run-id"]
+        for line in response.iter_lines():
+            lines.append(line)
+            if line == ": hb" and any('"text-delta"' in seen for seen in lines):
+                break  # the client leaves mid-answer
+
+    assert lines[0].startswith('data: {"type":"start"')
+    assert ": hb" in lines, "a silence is an SSE comment, which the AI SDK's parser skips"
+    deadline = time.monotonic() + 20
+    while (run := snapshot(server, run_id))["status"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.05)  # polling the run's snapshot until it settles, as tests/e2e/test_cluster.py does
+    assert run["status"] == "cancelled"
+    assert run["error"]["code"] == "client_disconnected"
+    assert httpx.get(f"{server.url}/ai-sdk/chat/s_aisdk_left/stream").status_code == 204
