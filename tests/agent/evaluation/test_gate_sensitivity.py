@@ -213,3 +213,18 @@ async def test_a_broken_rule_family_is_a_significant_regression(
     same = compare(baseline.report, baseline.report, GATE.compare)
     assert same.passed
     assert all(v.verdict in ("no significant change", "not measured") for v in same.verdicts)
+
+
+async def test_two_runs_of_the_same_agent_are_no_significant_change(baselines: list[Baseline], tmp_path: Path) -> None:
+    """The real A/A: the regression set run again through the real graph. Only the timings differ (the
+    machine's noise); no verdict blocks, and every outcome metric is no significant change."""
+    baseline = baselines[1]
+    _, again = await run(baseline.path, baseline.cases, tmp_path, [])
+
+    comparison = compare(baseline.report, again, GATE.compare)
+
+    assert comparison.passed
+    outcomes = [v for v in comparison.verdicts if not v.metric.endswith("_ms")]
+    assert outcomes
+    assert all(v.verdict in ("no significant change", "not measured") for v in outcomes)
+    assert comparison.case_changes == []
