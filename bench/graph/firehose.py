@@ -23,7 +23,7 @@ __all__ = ("FirehoseChatModel", "graph")
 
 TOKEN = "token "
 """Five letters: this service's streaming redaction holds back words of four letters or fewer (they may be an
-IBAN's letter groups) up to about 64 characters behind the last one, which would add its hold to the first
+IBAN's letter groups) until up to about 130 characters follow them, which would add its hold to the first
 token; a longer word is let out at once, so the figures measure the transport (and compare with earlier runs)."""
 YIELD_EVERY = 64
 """Chunks between two yields to the event loop, as ``bench.models.FirehoseLLM`` does on the ``/chat`` path."""
