@@ -3,7 +3,8 @@
 // things (the assistant talked to, the session or thread, the current turn, the connection) and
 // redraws from the run state. The support agent is talked to through `/chat`; any other registered
 // graph through a thread of the Agent Protocol (`POST /threads/{id}/runs`), its run followed on
-// `GET /runs/{id}/events` like any other.
+// `GET /runs/{id}/events` like any other. A recorded event log (replay.js) is drawn as a turn whose envelopes
+// come from a file instead of a stream.
 
 import { explainEndedSignIn, explainProblem } from './access.js';
 import { createApi, readJson } from './api.js';
@@ -13,6 +14,7 @@ import { formatMs } from './format.js';
 import { drawGraph, paintGraph } from './graph.js';
 import { decisionNote, decisionSettles, pendingApprovals, renderInbox, sendDecision, withoutApproval } from './inbox.js';
 import { h, setText, streamText } from './render.js';
+import { parseRecording, recordedQuestion, replayRecording } from './replay.js';
 import {
   applyEnvelopes,
   applyProblem,
@@ -87,6 +89,9 @@ const els = {
   picker: $('[data-region=assistants]'),
   pickerList: $('[data-region=assistant-list]'),
   pickerNote: $('[data-region=assistants-note]'),
+  replayFile: $('[data-role=replay-file]'),
+  replaySpeed: $('[data-role=replay-speed]'),
+  replayNote: $('[data-role=replay-note]'),
 };
 const EMPTY_HINT = els.empty.textContent;
 const PLACEHOLDER = els.input.placeholder;
@@ -97,6 +102,7 @@ const page = {
   run: null,
   view: null,
   follower: null,
+  replay: null,
   connection: 'idle',
   connectionDetail: {},
   lost: null,
@@ -207,10 +213,7 @@ async function follow(options, { takeOverOnOpen = false } = {}) {
       page.follower = token;
     },
     onEnvelopes: (envelopes) => {
-      if (!mine()) return;
-      page.run = applyEnvelopes(page.run, envelopes);
-      remember();
-      render();
+      if (mine()) takeEnvelopes(envelopes);
     },
     onConnection: (state, detail) => {
       if (!mine()) return;
@@ -226,6 +229,50 @@ async function follow(options, { takeOverOnOpen = false } = {}) {
     render();
   }
   return { result, adopted };
+}
+
+/** Envelopes of the run on screen, from a live stream or a recording: the same reducer and redraw. */
+function takeEnvelopes(envelopes, { replayed = false } = {}) {
+  page.run = applyEnvelopes(page.run, envelopes);
+  if (!replayed) remember(); // a recording is no run of this service: nothing of it is kept or picked up again
+  render();
+}
+
+/**
+ * Replay a recorded event log (`harness eval`'s `events/<case>.<epoch>.jsonl`) as a new turn of the page:
+ * its envelopes go through `takeEnvelopes`, as a stream's do, at the pace chosen.
+ */
+async function replayFile(file) {
+  if (isActive()) return;
+  let envelopes;
+  try {
+    envelopes = parseRecording(await file.text());
+  } catch (error) {
+    setText(els.replayNote, `${file.name} cannot be replayed: ${error.message}`);
+    return;
+  }
+  const graphRun = envelopes.some((envelope) => envelope.type === 'graph_part' || envelope.type === 'run_completed');
+  startTurn(recordedQuestion(envelopes) ?? `(the question of ${file.name} is not in its events)`, graphRun ? 'graph' : 'stream');
+  const replay = { controller: new AbortController() };
+  page.replay = replay;
+  setConnection('replaying', { name: file.name });
+  setText(els.replayNote, `Replaying ${file.name}: ${envelopes.length} events.`);
+  render();
+  try {
+    await replayRecording(envelopes, {
+      speed: Number(els.replaySpeed.value),
+      signal: replay.controller.signal,
+      onEnvelopes: (batch) => takeEnvelopes(batch, { replayed: true }),
+    });
+  } catch {
+    // stopped: what was replayed stands, unfinished
+  }
+  if (page.replay !== replay) return;
+  page.replay = null;
+  page.run = streamEnded(page.run);
+  setConnection('replayed', { name: file.name });
+  setText(els.replayNote, `Replayed ${file.name}: ${page.run.lastSeq} of ${envelopes.length} events.`);
+  render();
 }
 
 function settleStream(result, options) {
@@ -378,6 +425,10 @@ async function stop() {
   const run = page.run;
   if (!run || run.terminal) return;
   els.stop.disabled = true;
+  if (page.replay) {
+    page.replay.controller.abort();
+    return;
+  }
   if (page.jsonRequest && !run.runId) {
     // JSON path without a run id yet: abandon the request; the server ends the run once it notices
     page.jsonRequest.abort();
@@ -445,6 +496,9 @@ function stopFollowing() {
   const previous = page.follower;
   page.follower = null;
   previous?.controller.abort();
+  const replay = page.replay;
+  page.replay = null;
+  replay?.controller.abort();
 }
 
 function newConversation() {
@@ -471,8 +525,12 @@ function resetConversation() {
   render();
 }
 
+function isReplay() {
+  return page.connection === 'replaying' || page.connection === 'replayed';
+}
+
 function isActive() {
-  return page.run !== null && !page.run.terminal && page.connection !== 'lost';
+  return page.run !== null && !page.run.terminal && !['lost', 'replayed'].includes(page.connection);
 }
 
 function setConnection(state, detail = {}) {
@@ -613,7 +671,8 @@ function renderTurn(run, view) {
 }
 
 function renderApproval(run, view) {
-  const pending = run.approval !== null && run.outcome === 'paused' && !run.terminal;
+  // a recording's pause is shown in the outcome, not offered for a decision: that run is not this service's
+  const pending = run.approval !== null && run.outcome === 'paused' && !run.terminal && !isReplay();
   if (pending && !view.card) {
     view.card =
       run.interrupts.length > 0
@@ -647,6 +706,8 @@ const CONNECTION_WORDS = {
   json: () => 'Live updates unavailable: answered as JSON',
   'json-pending': () => 'Waiting for the JSON answer (live updates off)',
   offline: () => 'The server could not be reached',
+  replaying: (_, d) => `Replaying a recorded run (${d.name})`,
+  replayed: (_, d) => `Replayed a recorded run (${d.name})`,
 };
 
 function renderConnection(run) {
@@ -660,6 +721,7 @@ function renderControls(run) {
   const active = isActive();
   els.send.disabled = active;
   els.newSession.disabled = active;
+  els.replayFile.disabled = active;
   els.stop.disabled = !run || run.terminal || (!run.runId && !page.jsonRequest);
 }
 
@@ -926,6 +988,11 @@ doc.addEventListener('visibilitychange', () => {
 els.pickerToggle.addEventListener('click', togglePicker);
 els.pickerList.addEventListener('change', (event) => {
   if (event.target.name === 'assistant') pickAssistant(event.target.value);
+});
+els.replayFile.addEventListener('change', () => {
+  const [file] = els.replayFile.files;
+  els.replayFile.value = ''; // the same file can be chosen again
+  if (file) replayFile(file);
 });
 els.dialogClose.addEventListener('click', () => els.dialog.close());
 els.dialog.addEventListener('click', (event) => {

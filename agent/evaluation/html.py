@@ -124,7 +124,7 @@ def _graph_section(run: ProviderReport, changes: dict[str, CaseChange]) -> str:
                     '<span class="fail">'
                     + "<br>".join(escape(f) for f in record.failures or ([record.error] if record.error else []))
                     + "</span>",
-                    f'<a href="{escape(record.events)}">events</a>' if record.events else "",
+                    f'<a href="{escape(record.events)}" title="{_REPLAY_HINT}">events</a>' if record.events else "",
                 ]
             )
     return "\n".join(
@@ -132,12 +132,16 @@ def _graph_section(run: ProviderReport, changes: dict[str, CaseChange]) -> str:
             f"<h2>{escape(run.provider)}</h2>",
             f'<p class="muted">{len(run.case_scores)} cases × {run.epochs} epoch(s) in {run.duration_s:.2f} s at '
             f"concurrency {run.concurrency}; {sum(c.passed for c in run.case_scores)} passed every epoch. Each event "
-            "log is the run's envelopes as JSONL, the shape of <code>GET /runs/{id}/events</code>.</p>",
+            "log is the run's envelopes as JSONL, the shape of <code>GET /runs/{id}/events</code>. To watch a case "
+            "again as a live graph, open the service's page (<code>harness serve</code>) and choose its event log "
+            "under <em>Replay a recorded run</em>, below the graph.</p>",
             "<h3>Cases: trajectory, tool calls, interrupts</h3>",
             _table(header, rows),
         ]
     )
 
+
+_REPLAY_HINT = "Replay it as a live graph: the service's page, Replay a recorded run, this file"
 
 _OUTCOME_CLASS = {"error": "error", "refused": "error", "paused": "interrupted", "interrupted": "interrupted"}
 
