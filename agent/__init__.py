@@ -21,6 +21,7 @@ from agent.erasure import deleted_account
 from agent.errors import AgentError
 from agent.events import STREAM_MODES, StreamTranslator, read_topology
 from agent.graph import NODE_LABELS, build_graph
+from agent.graph_tracing import for_every_task
 from agent.intake import admit, carries_personal_data, message_text
 from agent.log_privacy import configured_secrets, install_log_redaction
 from agent.response import chat_response, pending_approval
@@ -52,6 +53,7 @@ __all__ = (
     "chat_response",
     "configured_secrets",
     "deleted_account",
+    "for_every_task",
     "format_timestamp",
     "install_log_redaction",
     "is_sealed",

@@ -12,8 +12,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.middleware.rate_limit import RateLimitConfig, get_remote_address
 from litestar.openapi import OpenAPIConfig
 
-from agent import RandomIds, SystemClock, open_agent
-from agent.graph_tracing import for_every_task
+from agent import RandomIds, SystemClock, for_every_task, open_agent
 from agent.knowledge import KnowledgeIndex
 from api.auth import ANONYMOUS, Principal
 from api.auth.identity import Identity
