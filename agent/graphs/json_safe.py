@@ -20,6 +20,10 @@ the log), with lone surrogates and NUL replaced by U+FFFD. Structures nested dee
 cut there. A value whose JSON would exceed the byte limit is replaced by a ``{"__cut__": ...}`` marker, so
 one giant state cannot blow up the log; the size is bounded from above while converting and only values
 that may be large are encoded to measure them.
+
+A value streamed again and again (the metadata LangGraph attaches to every chunk of one model call) is converted
+once: ``PreparedValues`` keeps its conversion, and ``to_json_safe`` takes it in place of the value, with the
+same result, as long as the value is the same object and its JSON has not changed.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ __all__ = (
     "CUT_KEY",
     "DEFAULT_PART_LIMIT_BYTES",
     "MAX_DEPTH",
+    "HeadedDict",
+    "PreparedValues",
     "cut_marker",
     "describe_error",
     "to_json_safe",
@@ -77,6 +83,8 @@ _UNSAFE_CHARS = re.compile("[\x00\ud800-\udfff]")
 _SCALAR_BOUND = 32
 """An upper bound of the JSON bytes of a number, ``true``, ``null`` and the punctuation around a value."""
 _CACHED_STRING_CHARS = 4096
+_PREPARED_VALUES = 64
+"""How many values a ``PreparedValues`` keeps: a run streams a few model calls at a time, not 64."""
 
 
 class _PartTooLarge(Exception):
@@ -94,6 +102,8 @@ class _JsonSafe:
     def __init__(self, limit_bytes: int = DEFAULT_PART_LIMIT_BYTES) -> None:
         self.bound = 0
         self.floor = 0
+        self.plain = True
+        """Whether only JSON types and short strings were met, so the result stands for the value anywhere."""
         self._limit = limit_bytes
 
     def convert(self, value: Any, depth: int = 0) -> Any:
@@ -113,11 +123,36 @@ class _JsonSafe:
             return self._string(f"<nested deeper than {MAX_DEPTH}>")
         if kind is dict or isinstance(value, dict):
             self.bound += _SCALAR_BOUND
-            return {self._key(key): self.convert(item, depth + 1) for key, item in value.items()}
+            return {
+                self._string(key) if type(key) is str else self._key(key): self.convert(item, depth + 1)
+                for key, item in value.items()
+            }
         if isinstance(value, list) or (isinstance(value, tuple) and not hasattr(value, "_asdict")):
             self.bound += _SCALAR_BOUND
             return [self.convert(item, depth + 1) for item in value]
+        if kind is _Prepared:
+            return self._prepared(value, depth)
+        if kind is HeadedDict:
+            return self._headed(value, depth)
         return self._other(value, depth)
+
+    def _headed(self, headed: HeadedDict, depth: int) -> Any:
+        tail = headed.tail
+        if tail.depth != depth:
+            return self.convert({headed.key: headed.value, **tail.source}, depth)
+        self.bound += _SCALAR_BOUND
+        key = self._string(headed.key)
+        value = self.convert(headed.value, depth + 1)
+        self.bound += tail.bound - _SCALAR_BOUND  # one dict, not two
+        self.floor += tail.floor
+        return {key: value, **tail.safe}
+
+    def _prepared(self, prepared: _Prepared, depth: int) -> Any:
+        if prepared.depth != depth:
+            return self.convert(prepared.source, depth)
+        self.bound += prepared.bound
+        self.floor += prepared.floor
+        return prepared.safe
 
     def _string(self, text: str) -> str:
         if len(text) <= _CACHED_STRING_CHARS:
@@ -126,6 +161,7 @@ class _JsonSafe:
             # a mask is never under a quarter of what it hides: this string alone may already be too long
             if self.floor + len(text) // 4 > self._limit:
                 raise _PartTooLarge(self.floor + len(text) // 4)
+            self.plain = False
             safe = _clean(text)
         self.floor += len(safe) + 2
         self.bound += 6 * len(safe) + _SCALAR_BOUND  # \u00XX is the longest escape msgspec writes for one char
@@ -135,6 +171,7 @@ class _JsonSafe:
         return self._string(key if isinstance(key, str) else str(self._other(key, MAX_DEPTH)))
 
     def _other(self, value: Any, depth: int) -> Any:
+        self.plain = False
         if isinstance(value, str):
             return self._string(str(value))
         if isinstance(value, bool | int | float):
@@ -171,6 +208,91 @@ class _JsonSafe:
         if isinstance(value, BaseException):
             return self.convert(describe_error(value), depth)
         return self._string(f"<{type(value).__qualname__}>")
+
+
+class _Prepared:
+    """``source`` converted at ``depth`` once: what it adds to a conversion's bound and floor, and its result."""
+
+    __slots__ = ("bound", "depth", "encoded", "floor", "safe", "source")
+
+    def __init__(self, source: Any, encoded: bytes, depth: int, converter: _JsonSafe, safe: Any) -> None:
+        self.source = source
+        self.encoded = encoded
+        self.depth = depth
+        self.bound = converter.bound
+        self.floor = converter.floor
+        self.safe = safe
+
+
+class HeadedDict:
+    """``{key: value, **tail}`` for ``to_json_safe``, the tail converted once (``PreparedValues.prepared_tail``)
+    for the dicts that share it: the chunks of one message share every field but their content."""
+
+    __slots__ = ("key", "tail", "value")
+
+    def __init__(self, key: str, value: Any, tail: _Prepared) -> None:
+        self.key = key
+        self.value = value
+        self.tail = tail
+
+
+class PreparedValues:
+    """The conversions of the last values it was given, each to be given to ``to_json_safe`` in place of its value.
+
+    A value is converted again unless it is the very object converted before (kept alive here, so its ``id`` is
+    not reused) with the same JSON bytes (so a change made to it in place is seen), and only values of JSON
+    types and short strings are kept: their conversion depends on nothing else in the part (a long string's
+    does, on how much came before it). The conversions returned are shared by the parts: never changed.
+    """
+
+    def __init__(self, size: int = _PREPARED_VALUES) -> None:
+        self._size = size
+        self._kept: dict[int, _Prepared] = {}
+        self._tails: dict[tuple[tuple[Any, ...], int], _Prepared] = {}
+
+    def prepared(self, value: Any, depth: int) -> Any:
+        """What stands for ``value`` at ``depth`` of a value given to ``to_json_safe``: its kept conversion when
+        it still holds, else ``value`` itself."""
+        if type(value) is not dict or not value:
+            return value
+        try:
+            encoded = msgspec.json.encode(value)
+        except (TypeError, ValueError, OverflowError):
+            return value
+        kept = self._kept.get(id(value))
+        if kept is not None and kept.source is value and kept.depth == depth and kept.encoded == encoded:
+            return kept
+        prepared = _prepare(value, encoded, depth)
+        if prepared is None:
+            return value
+        self._kept.pop(id(value), None)
+        return self._keep(self._kept, id(value), prepared)
+
+    def prepared_tail(self, key: tuple[Any, ...], tail: dict[str, Any], depth: int) -> _Prepared | None:
+        """The conversion of ``tail`` at ``depth``, kept under ``key``: the caller's promise that the dicts it
+        gives under one key convert the same (their values, of JSON types, make the key); ``None`` unless
+        ``tail`` holds only JSON types and short strings."""
+        kept = self._tails.get((key, depth))
+        if kept is not None:
+            return kept
+        prepared = _prepare(tail, b"", depth)
+        return self._keep(self._tails, (key, depth), prepared) if prepared is not None else None
+
+    def _keep(self, kept: dict[Any, _Prepared], key: Any, prepared: _Prepared) -> _Prepared:
+        if len(kept) >= self._size:
+            del kept[next(iter(kept))]
+        kept[key] = prepared
+        return prepared
+
+
+def _prepare(value: Any, encoded: bytes, depth: int) -> _Prepared | None:
+    """``value`` converted at ``depth``, or ``None`` unless it holds only JSON types and short strings."""
+    converter = _JsonSafe(limit_bytes=DEFAULT_PART_LIMIT_BYTES)
+    try:
+        safe = converter.convert(value, depth)
+    except _PartTooLarge:
+        return None
+    return _Prepared(value, encoded, depth, converter, safe) if converter.plain else None
 
 
 def to_json_safe(value: Any, *, limit_bytes: int = DEFAULT_PART_LIMIT_BYTES) -> Any:

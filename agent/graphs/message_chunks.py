@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessageChunk, BaseMessageChunk
 
+from agent.graphs.json_safe import HeadedDict, PreparedValues
 from agent.graphs.piecewise_redaction import PiecewiseRedactor
 
 if TYPE_CHECKING:
@@ -21,21 +22,39 @@ if TYPE_CHECKING:
 
 __all__ = ("ChunkRedactor",)
 
+_AI_CHUNK_FIELDS = tuple(AIMessageChunk.model_fields)
+_TAIL_FIELDS = _AI_CHUNK_FIELDS[1:]
+_STRING_FIELDS = ("type", "name", "id", "chunk_position")
+_EMPTY_UNLESS_DUMPED = (
+    "additional_kwargs",
+    "response_metadata",
+    "tool_calls",
+    "invalid_tool_calls",
+    "tool_call_chunks",
+)
+
 
 class ChunkRedactor:
     def __init__(self) -> None:
         self._pieces = PiecewiseRedactor()
+        self._tails = PreparedValues()
 
-    def dump(self, message: Any) -> Any:
-        """A chunk with text content as its ``model_dump()``, redacted across chunks; anything else as it is."""
+    def dump(self, message: Any, *, depth: int | None = None) -> Any:
+        """A chunk with text content as its ``model_dump()``, redacted across chunks; anything else as it is.
+        Given ``depth``, where ``to_json_safe`` meets it in the part, a plain text chunk is a ``HeadedDict``
+        instead: its fields but its content are converted once per message."""
         if not isinstance(message, BaseMessageChunk) or not isinstance(message.content, str):
             return message
         last = getattr(message, "chunk_position", None) == "last" or bool(
             message.response_metadata.get("finish_reason")
         )
         key = message.id or id(message)
+        content = self._pieces.feed((key, "content"), message.content, last=last)
+        head = self._plain_head(message, content, depth) if depth is not None and _plain_text(message) else None
+        if head is not None:
+            return head
         dumped = message.model_dump()
-        dumped["content"] = self._pieces.feed((key, "content"), message.content, last=last)
+        dumped["content"] = content
         if isinstance(message, AIMessageChunk) and message.tool_call_chunks:
             pieces: list[ToolCallChunk] = [
                 {**call, "args": self._pieces.feed((key, "tool", call.get("index")), call["args"] or "", last=last)}
@@ -48,3 +67,23 @@ class ChunkRedactor:
                 invalid_tool_calls=[dict(call) for call in reread.invalid_tool_calls],
             )
         return dumped
+
+    def _plain_head(self, message: BaseMessageChunk, content: str, depth: int) -> HeadedDict | None:
+        values = tuple(getattr(message, name) for name in _STRING_FIELDS)
+        if any(value is not None and type(value) is not str for value in values):
+            return None
+        tail = {name: getattr(message, name) for name in _TAIL_FIELDS}
+        prepared = self._tails.prepared_tail(values, tail, depth)
+        return HeadedDict("content", content, prepared) if prepared is not None else None
+
+
+def _plain_text(message: BaseMessageChunk) -> bool:
+    """Whether ``message`` is a text chunk whose fields but its content are strings, ``None`` and empty
+    containers (most of a stream), so its ``model_dump()`` is its fields as they are."""
+    return (
+        type(message) is AIMessageChunk
+        and _AI_CHUNK_FIELDS[0] == "content"
+        and not message.__pydantic_extra__
+        and message.usage_metadata is None
+        and not any(getattr(message, name) for name in _EMPTY_UNLESS_DUMPED)
+    )

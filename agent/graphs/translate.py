@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent.graphs.json_safe import CUT_KEY, DEFAULT_PART_LIMIT_BYTES, describe_error, to_json_safe
+from agent.graphs.json_safe import CUT_KEY, DEFAULT_PART_LIMIT_BYTES, PreparedValues, describe_error, to_json_safe
 from agent.graphs.message_chunks import ChunkRedactor
 from agent.guardrails import redact
 from contracts import GRAPH_STREAM_MODES, GraphPart, NodeCompleted, NodeStarted
@@ -87,6 +87,7 @@ class PartTranslator:
         self._failed: str | None = None
         self._chunks = ChunkRedactor()
         self._event_chunks = ChunkRedactor()
+        self._metadata = PreparedValues()
 
     @property
     def stream_modes(self) -> list[StreamMode]:
@@ -108,7 +109,7 @@ class PartTranslator:
             ns, mode, chunk = data["chunk"]
             return self.translate(_as_part(ns, mode, chunk))
         if "chunk" in data:
-            data = {**data, "chunk": self._event_chunks.dump(data["chunk"])}
+            data = {**data, "chunk": self._event_chunks.dump(data["chunk"], depth=2)}
         safe = to_json_safe({**event, "data": data}, limit_bytes=self._limit)
         return [GraphPart(mode=_EVENTS, ns=[], data=safe)]
 
@@ -133,7 +134,8 @@ class PartTranslator:
         if mode not in self.modes:
             return events
         if mode == "messages":
-            data = (self._chunks.dump(data[0]), data[1])
+            # LangGraph attaches one metadata dict to all the chunks of a model call: converted once
+            data = (self._chunks.dump(data[0], depth=1), self._metadata.prepared(data[1], depth=1))
         safe = to_json_safe(data, limit_bytes=self._limit)
         interrupts: Any = part.get("interrupts") if mode == "values" else None
         if interrupts:

@@ -168,3 +168,19 @@ def test_no_card_number_or_key_in_any_pinned_event() -> None:
 
     assert "4111" not in text
     assert KEY not in text
+
+
+def test_metadata_changed_in_place_between_chunks_is_converted_again() -> None:
+    translator = PartTranslator(SteppingClock(), ["messages"])
+    shared = metadata()
+    first = AIMessageChunk(content="Hello ", id="lc_run--m-9")
+    second = AIMessageChunk(content="everyone", id="lc_run--m-9", chunk_position="last")
+
+    before = translator.translate({"type": "messages", "ns": (), "data": (first, shared)})
+    shared["secret"] = f"now {CARD}"
+    shared["langgraph_step"] = True
+    after = translator.translate({"type": "messages", "ns": (), "data": (second, shared)})
+
+    assert before[0].data[1]["secret"] == "use [REDACTED KEY] and card [REDACTED CARD]"  # type: ignore[union-attr]
+    assert after[0].data[1]["secret"] == "now [REDACTED CARD]"  # type: ignore[union-attr]
+    assert after[0].data[1]["langgraph_step"] is True  # type: ignore[union-attr]
