@@ -36,7 +36,7 @@ serve-cluster: $(VENV)/.installed-cluster
 	trap 'kill -TERM $$first $$second 2>/dev/null; wait' INT TERM; wait
 
 test: $(VENV)/.installed-test $(NODE_TOOLS:%=%/node_modules) chromium nginx prometheus
-	$(MAKE) lint typecheck docs-check unit eval-gate
+	$(MAKE) lint typecheck docs-check unit eval-gate eval-gate-local
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check contracts agent api tests bench examples
