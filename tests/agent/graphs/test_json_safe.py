@@ -19,7 +19,7 @@ from langgraph.errors import InvalidUpdateError
 from langgraph.types import Interrupt, Send
 
 from agent.graphs import to_json_safe
-from agent.graphs.json_safe import MAX_DEPTH
+from agent.graphs.json_safe import MAX_DEPTH, PreparedValues
 
 CARD = "4111 1111 1111 1111"
 KEY = "sk-live-0123456789abcdefABCDEF"
@@ -189,3 +189,25 @@ def test_a_structure_nested_too_deep_is_cut_there() -> None:
     assert safe == f"<nested deeper than {MAX_DEPTH}>"
     assert depth == MAX_DEPTH
     assert msgspec.json.encode(to_json_safe(cyclic))
+
+
+def test_a_prepared_value_converts_as_the_value_itself_and_is_cut_alike() -> None:
+    metadata = {"node": "model", "path": ("a", 1), "note": f"card {CARD}", "ok": True, "ratio": float("nan")}
+    prepared = PreparedValues().prepared(metadata, depth=1)
+    first = f"x {KEY}"
+
+    assert prepared is not metadata
+    assert to_json_safe((first, prepared)) == to_json_safe((first, metadata))
+    for limit in (50, 120, 180, 400):
+        assert to_json_safe((first, prepared), limit_bytes=limit) == to_json_safe((first, metadata), limit_bytes=limit)
+    assert to_json_safe([[prepared]]) == to_json_safe([[metadata]])  # another depth: converted again
+
+
+def test_only_values_of_json_types_and_short_strings_are_prepared() -> None:
+    values = PreparedValues()
+    odd = {"when": dt.date(2026, 12, 2)}
+    long = {"text": "y" * 5000}
+
+    assert values.prepared(odd, depth=1) is odd
+    assert values.prepared(long, depth=1) is long
+    assert values.prepared([1], depth=1) == [1]
