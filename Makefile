@@ -65,8 +65,11 @@ eval: $(VENV)/.installed
 SEALED := agent/evaluation/datasets/support-sealed-heldout.jsonl
 STUB_EVAL := HARNESS_LLM_PROVIDER=stub HARNESS_STUB_TOKEN_DELAY_MS=0 HARNESS_DATA_DIR=$(ARTIFACTS)/eval-data
 eval-gate: $(VENV)/.installed-test
-	$(STUB_EVAL) $(BIN)/harness eval --gate --dataset $(SEALED) --out $(ARTIFACTS)/eval
+	$(STUB_EVAL) $(BIN)/harness eval --gate --dataset sealed --out $(ARTIFACTS)/eval
 	$(STUB_EVAL) $(BIN)/harness eval --gate --dataset heldout --out $(ARTIFACTS)/eval-regression
+	$(STUB_EVAL) $(BIN)/harness eval --config examples/langgraph.json --graph react_agent \
+		--dataset examples/react_agent/eval.yaml --epochs 3 --out $(ARTIFACTS)/eval-react \
+		--baseline examples/react_agent/eval-baseline.json
 
 # The gate over the local model's path (SmolLM2-135M under llama.cpp), with its own thresholds
 # ([tool.harness.gate.providers.local]): the first 3 cases of each category of the sealed set (33 cases, a

@@ -52,9 +52,9 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     parser.add_argument(
         "--dataset",
         type=resolve_dataset,
-        default=BUNDLED_DATASETS["heldout"],
-        metavar="{dev,heldout,PATH}",
-        help="a bundled part (dev, heldout) or a JSONL file (default: heldout, what the gate reads)",
+        default=BUNDLED_DATASETS["sealed"],
+        metavar="{dev,heldout,sealed,PATH}",
+        help="a bundled part (dev; heldout, the regression set; sealed) or a dataset file (default: sealed)",
     )
     parser.add_argument(
         "--provider",

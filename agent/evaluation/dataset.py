@@ -25,6 +25,7 @@ __all__ = (
     "BUNDLED_DATASETS",
     "DEV_DATASET",
     "HELDOUT_DATASET",
+    "SEALED_DATASET",
     "Case",
     "CaseCategory",
     "DatasetError",
@@ -43,8 +44,10 @@ _DATASETS = Path(__file__).parent / "datasets"
 DEV_DATASET = _DATASETS / "support-v2-dev.jsonl"
 """The development part: look at its misses, tune against it."""
 HELDOUT_DATASET = _DATASETS / "support-v2-heldout.jsonl"
-"""The held-out part: what the gate and the reported figures read. Its misses are not tuned against."""
-BUNDLED_DATASETS = {"dev": DEV_DATASET, "heldout": HELDOUT_DATASET}
+"""The old held-out part, written beside the rules it measures: now the regression set the gate also reads."""
+SEALED_DATASET = _DATASETS / "support-sealed-heldout.jsonl"
+"""The sealed held-out set, written after the rules and never tuned against: the gate's honest figures."""
+BUNDLED_DATASETS = {"dev": DEV_DATASET, "heldout": HELDOUT_DATASET, "sealed": SEALED_DATASET}
 """The bundled parts by the name ``harness eval --dataset`` accepts."""
 
 CaseCategory = Literal[
@@ -135,7 +138,7 @@ _C = TypeVar("_C", "Case", GraphCase)
 
 
 def resolve_dataset(name_or_path: str) -> Path:
-    """A bundled part by name (``dev``, ``heldout``), or any other value as a path."""
+    """A bundled part by name (``dev``, ``heldout``, ``sealed``), or any other value as a path."""
     return BUNDLED_DATASETS.get(name_or_path, Path(name_or_path))
 
 

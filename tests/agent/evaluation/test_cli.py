@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from agent.evaluation.cli import add_eval_parser, run_eval_command
-from agent.evaluation.dataset import HELDOUT_DATASET
+from agent.evaluation.dataset import SEALED_DATASET
 from agent.evaluation.report import load_report
 from tests.agent.evaluation.conftest import SMALL_DATASET, write_dataset
 
@@ -29,7 +29,7 @@ def test_the_defaults_are_the_bundled_dataset_and_the_configured_provider() -> N
 
     args = parser.parse_args(["eval"])
 
-    assert args.dataset == HELDOUT_DATASET
+    assert args.dataset == SEALED_DATASET
     assert args.providers is None
     assert args.concurrency is None, "chosen per provider: 8, or 1 for the local model's one-slot server"
     assert (args.out, args.gate, args.compare) == (None, False, None)
