@@ -103,7 +103,7 @@ def test_use_chat_streams_the_answer_with_its_sources(page: Page, live_server: S
 
 def test_use_chat_approves_a_paused_refund(page: Page, live_server: Server, bundle: bytes) -> None:
     open_chat(page, live_server, bundle, "s_usechat_approve")
-    send(page, "Please refund invoice INV-1001.")
+    send(page, "Please refund invoice INV-1002.")
     page.click("[data-tool=tool-issue_refund][data-state=approval-requested] [data-role=approve]", timeout=TIMEOUT_MS)
     page.wait_for_selector("[data-tool=tool-issue_refund][data-state=output-available]", timeout=TIMEOUT_MS)
     page.wait_for_selector("section[data-role=assistant] [data-role=source]", timeout=TIMEOUT_MS)
