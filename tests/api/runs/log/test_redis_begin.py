@@ -14,11 +14,8 @@ from api.runs.log.ownership import SessionAccess
 from api.runs.log.redis import RedisEventLog
 from api.runs.log.redis_keys import RunKeys
 from tests.support.run_records import run_record
-from tests.support.shared_stores import fresh_shared_stores
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Iterator
-
     from tests.support.shared_stores import SharedStores
 
 OWNERS = [None, "alice", "bob", "legacy"]
@@ -38,21 +35,6 @@ class Unreachable:
 
     def __getattr__(self, name: str) -> Any:
         raise AssertionError(f"BEGIN asked PostgreSQL ({name}) about a session Redis knows")
-
-
-@pytest.fixture
-def shared() -> Iterator[SharedStores]:
-    with fresh_shared_stores() as stores:
-        yield stores
-
-
-@pytest.fixture
-async def client(shared: SharedStores) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(shared.redis_url)
-    try:
-        yield connection
-    finally:
-        await connection.aclose()
 
 
 @pytest.fixture

@@ -25,29 +25,13 @@ from api.runs.log.redis_keys import RunKeys
 from api.runs.log.redis_scripts import APPEND
 from api.runs.log.session_owners import SessionOwners
 from tests.support.run_records import run_record
-from tests.support.shared_stores import fresh_shared_stores
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable, Iterator
+    from collections.abc import AsyncIterator, Callable
 
     from tests.support.shared_stores import SharedStores
 
 ANYONE = SessionAccess(owner=None, any_session=True)
-
-
-@pytest.fixture
-def shared() -> Iterator[SharedStores]:
-    with fresh_shared_stores() as stores:
-        yield stores
-
-
-@pytest.fixture
-async def client(shared: SharedStores) -> AsyncIterator[redis.asyncio.Redis]:
-    connection = redis.asyncio.Redis.from_url(shared.redis_url)
-    try:
-        yield connection
-    finally:
-        await connection.aclose()
 
 
 @pytest.fixture
