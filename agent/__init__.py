@@ -28,11 +28,12 @@ from agent.response import chat_response, pending_approval
 from agent.runtime import Agent, open_agent
 from agent.sealing import Sealer, is_sealed, key_id, place
 from agent.state import AgentState
-from agent.turns import resume_turn, run_turn, thread_config
+from agent.turns import TURN_DURABILITY, resume_turn, run_turn, thread_config
 
 __all__ = (
     "NODE_LABELS",
     "STREAM_MODES",
+    "TURN_DURABILITY",
     "Agent",
     "AgentConfig",
     "AgentError",

@@ -19,7 +19,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from agent.config import AgentConfig, StubConfig
 from agent.intake import admit_message
 from agent.runtime import open_agent
-from agent.turns import thread_config
+from agent.turns import TURN_DURABILITY, thread_config
 from contracts import TokenDelta
 
 if TYPE_CHECKING:
@@ -54,7 +54,9 @@ def fastapi_app(data_dir: Path, llm: LLMClient | None) -> FastAPI:
         session = f"s_fastapi{next(ids)}"
         turn = await admit_message(agent.deps, message, run_id=session, session_id=session)
         seq = 0
-        async for part in agent.graph.astream(turn, thread_config(session), stream_mode=["custom"], version="v2"):
+        async for part in agent.graph.astream(
+            turn, thread_config(session), stream_mode=["custom"], version="v2", durability=TURN_DURABILITY
+        ):
             if isinstance(part["data"], TokenDelta):
                 seq += 1
                 yield ServerSentEvent(data=encoder.encode(part["data"]).decode(), event="token_delta", id=str(seq))

@@ -21,7 +21,7 @@ import msgspec
 from agent.config import AgentConfig, StubConfig
 from agent.intake import admit_message
 from agent.runtime import open_agent
-from agent.turns import thread_config
+from agent.turns import TURN_DURABILITY, thread_config
 from contracts import TokenDelta
 
 if TYPE_CHECKING:
@@ -94,7 +94,9 @@ class RawApp:
         try:
             agent, session, turn = await self._admit(message)
             seq = 0
-            async for part in agent.graph.astream(turn, thread_config(session), stream_mode=["custom"], version="v2"):
+            async for part in agent.graph.astream(
+                turn, thread_config(session), stream_mode=["custom"], version="v2", durability=TURN_DURABILITY
+            ):
                 if isinstance(part["data"], TokenDelta):
                     seq += 1
                     body = b"id: %d\nevent: token_delta\ndata: %s\n\n" % (seq, self._encoder.encode(part["data"]))
@@ -110,7 +112,7 @@ class RawApp:
 
     async def _json_turn(self, message: str, send: Send) -> None:
         agent, session, turn = await self._admit(message)
-        output = await agent.graph.ainvoke(turn, thread_config(session), version="v2")
+        output = await agent.graph.ainvoke(turn, thread_config(session), version="v2", durability=TURN_DURABILITY)
         answer = {"run_id": session, "status": "paused" if output.interrupts else "completed"}
         await reply(send, 200, self._encoder.encode(answer), b"application/json")
 

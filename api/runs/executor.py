@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent import (
     STREAM_MODES,
+    TURN_DURABILITY,
     StreamTranslator,
     admit,
     chat_response,
@@ -61,7 +62,9 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
     try:
         stream_input = await admit(agent.deps, graph_input, resume=resume)
         answering = False
-        async for part in agent.graph.astream(stream_input, config, stream_mode=STREAM_MODES, version="v2"):
+        async for part in agent.graph.astream(
+            stream_input, config, stream_mode=STREAM_MODES, version="v2", durability=TURN_DURABILITY
+        ):
             event = translator.translate(part)
             if event is not None:
                 run.emit(event)
