@@ -58,6 +58,7 @@ SHARED = "harness-shared"
 SHARED_LABEL = "harness on Redis + PostgreSQL, one instance of two"
 JITTER_BUDGET_S = 1.0
 CPU_BUDGET_PCT = 5.0
+APPS = ("raw", "harness", SHARED)
 SERVICE_HEARTBEAT_S = 15.0
 """``HARNESS_HEARTBEAT_S``'s default: the targets hold at it; other periods are shown beside the baseline."""
 
@@ -165,7 +166,7 @@ def run(
     heartbeats: tuple[float, ...] = (15.0, 5.0),
     samples: int = 200,
     create_concurrency: int = 16,
-    apps: tuple[str, ...] = ("raw", "harness", SHARED),
+    apps: tuple[str, ...] = APPS,
 ) -> Section:
     raise_open_files()
     figures = []
@@ -280,9 +281,11 @@ def main() -> None:
     parser.add_argument("--heartbeats", type=float, nargs="+", default=[15.0, 5.0], help="heartbeat periods (s)")
     parser.add_argument("--samples", type=int, default=200, help="streams whose heartbeats are timed")
     parser.add_argument("--create-concurrency", type=int, default=16)
+    parser.add_argument("--apps", nargs="+", choices=APPS, default=list(APPS), help="the paths to measure")
     args = parser.parse_args()
     pin_client()
-    print(run(args.streams, tuple(args.heartbeats), args.samples, args.create_concurrency).markdown())
+    section = run(args.streams, tuple(args.heartbeats), args.samples, args.create_concurrency, tuple(args.apps))
+    print(section.markdown())
 
 
 if __name__ == "__main__":

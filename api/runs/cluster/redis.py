@@ -82,7 +82,9 @@ class RedisCluster:
         self._reader_id: int | None = None
         """The Redis client id of the blocking connection, once known."""
         self._reading = False
-        self._changes: asyncio.Queue[tuple[str, bool]] = asyncio.Queue()
+        self._changes: dict[str, bool] = {}
+        """Runs whose following here changed since the followers task last wrote them: followed or not, now."""
+        self._changed = asyncio.Event()
         self._stopping = False
         self.streams = RedisStreamQuota(
             redis, prefix=keys.prefix, instance=instance, limit=streams_per_subject, ttl_ms=3 * self._lease_ms
@@ -105,7 +107,7 @@ class RedisCluster:
 
     async def stop(self) -> None:
         self._stopping = True
-        self._changes.put_nowait(("", False))  # wakes the followers task, which then sees the flag
+        self._changed.set()  # wakes the followers task, which then sees the flag
         self._tails_changed.set()
         for task in self._tasks:
             task.cancel()
@@ -138,7 +140,8 @@ class RedisCluster:
         return bool(taken)
 
     def following(self, run_id: str, present: bool) -> None:
-        self._changes.put_nowait((run_id, present))
+        self._changes[run_id] = present
+        self._changed.set()
 
     def abort_unless_followed(self, run: ClusterRun) -> None:
         self._spawn(self._abort_unless_followed(run))
@@ -175,6 +178,9 @@ class RedisCluster:
         local = self.local
         running = local.held_here()
         for run_id in await self._log.renew(running):
+            run = local.live(run_id)
+            if run is not None and run.settled:
+                continue  # its pause or ending was committed meanwhile, which released the lease: not a takeover
             local.fenced(run_id)
         if running:
             cancelled = await self._redis.mget([self._keys.cancel(run_id) for run_id in running])
@@ -214,25 +220,44 @@ class RedisCluster:
             self.local.start_grace(run.run_id)
 
     async def _apply_changes(self) -> None:
-        run_id, present = await self._changes.get()
+        """Write every change of following since the last pass in one pipeline, then let the tail look again once.
+
+        Ten thousand streams opening at once are a few large pipelines and a few new ``XREAD``s, not ten thousand
+        of each (each ``XREAD`` names every run watched). A pass that cannot reach Redis keeps its changes for
+        the next one; a newer change of the same run wins."""
+        await self._changed.wait()
+        self._changed.clear()
         if self._stopping:
             return
-        key = self._keys.subscribers(run_id)
-        if present:
-            self._followed.add(run_id)
-            await self._subscribers(keys=[key], args=["set", self._instance, ""])
-            last_seq = int(await self._redis.hget(self._keys.run(run_id), "last_seq") or 0)
-            # the tail reads what comes after last_seq; what came before is the followers' to read from the log
-            self._tails[run_id] = max(self._tails.get(run_id, 0), last_seq)
-            self.local.notify_followers(run_id, last_seq)
-        else:
-            self._followed.discard(run_id)
-            self._tails.pop(run_id, None)
-            async with self._redis.pipeline(transaction=False) as pipe:
-                await self._subscribers(keys=[key], args=["del", self._instance, ""], client=pipe)
-                pipe.publish(self._keys.control, f"left {run_id}")
-                await pipe.execute()
+        changes, self._changes = self._changes, {}
+        try:
+            await self._write_changes(changes)
+        except BaseException:
+            self._changes = changes | self._changes
+            self._changed.set()
+            raise
         self._wake_tail()
+
+    async def _write_changes(self, changes: dict[str, bool]) -> None:
+        keys = self._keys
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for run_id, present in changes.items():
+                verb = "set" if present else "del"
+                await self._subscribers(keys=[keys.subscribers(run_id)], args=[verb, self._instance, ""], client=pipe)
+                if present:
+                    pipe.hget(keys.run(run_id), "last_seq")
+                else:
+                    pipe.publish(keys.control, f"left {run_id}")
+            replies = await pipe.execute()
+        for (run_id, present), last_seq in zip(changes.items(), replies[1::2], strict=True):
+            if not present:
+                self._followed.discard(run_id)
+                self._tails.pop(run_id, None)
+                continue
+            self._followed.add(run_id)
+            # the tail reads what comes after last_seq; what came before is the followers' to read from the log
+            self._tails[run_id] = max(self._tails.get(run_id, 0), int(last_seq or 0))
+            self.local.notify_followers(run_id, self._tails[run_id])
 
     def _wake_tail(self) -> None:
         """Make the live tail watch the changed set of runs now rather than after its block timeout."""

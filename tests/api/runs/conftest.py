@@ -1,4 +1,5 @@
-"""The real Redis and PostgreSQL of a Redis log test: fresh stores of its own, and a connection to its Redis."""
+"""The real Redis and PostgreSQL of a test of the shared run stores: fresh stores of its own, and a connection to its
+Redis."""
 
 from __future__ import annotations
 
