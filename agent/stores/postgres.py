@@ -9,6 +9,7 @@ open snapshot, and an instance blocked inside ``pg_advisory_lock`` would hold on
 from __future__ import annotations
 
 import asyncio
+import select
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,15 @@ if TYPE_CHECKING:
 
     from agent.sealing import Sealer
 
-__all__ = ("apply_migrations", "migration_lock", "open_pool", "open_postgres_stores", "ping", "probe")
+__all__ = (
+    "apply_migrations",
+    "check_unless_quiet",
+    "migration_lock",
+    "open_pool",
+    "open_postgres_stores",
+    "ping",
+    "probe",
+)
 
 _MIGRATION_LOCK = 0x6861726E657373  # "harness"
 _LOCK_POLL_S = 0.05
@@ -46,7 +55,7 @@ async def open_pool(url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
         min_size=2,
         max_size=16,
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-        check=AsyncConnectionPool.check_connection,
+        check=check_unless_quiet,
         timeout=5,
         name="harness",
         open=False,
@@ -56,6 +65,18 @@ async def open_pool(url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
         yield pool
     finally:
         await pool.close()
+
+
+async def check_unless_quiet(connection: psycopg.AsyncConnection[Any]) -> None:
+    """The pool's check of a connection it hands out: a round trip only when its socket has something to read.
+
+    An idle connection of this service (autocommit, no ``LISTEN``) has nothing to read unless the server closed it
+    (a restart, a proxy that cut it) or said something unasked; then the pool's own check runs (``SELECT`` of
+    nothing) and a dead one is replaced before a turn uses it. A quiet socket is as its last query left it, so
+    the turn does not pay a round trip to PostgreSQL for every connection it takes (a turn takes several).
+    """
+    if connection.closed or connection.broken or select.select([connection.fileno()], [], [], 0)[0]:
+        await AsyncConnectionPool.check_connection(connection)
 
 
 async def ping(pool: AsyncConnectionPool[Any], timeout_s: float = 1.0) -> None:
