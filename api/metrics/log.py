@@ -9,7 +9,7 @@ run waiting for a commit a clock read; the commit histogram is observed once per
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from api.exceptions import ApiError
 from api.metrics.turns import WATCHED
@@ -29,12 +29,21 @@ if TYPE_CHECKING:
 __all__ = ("MeteredLog",)
 
 _T = TypeVar("_T")
-_OWN = frozenset({"_log", "_store", "_m", "_turns", "_lost", "_waiting", "_append", "_latency", "_errors"})
+
+
+class _Append(Protocol):
+    def __call__(self, run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None: ...
+
+
+_OWN = frozenset({"_log", "_store", "_m", "_turns", "_lost", "_waiting", "append", "_latency", "_errors"})
 
 
 class MeteredLog:
     """An ``EventLog`` that meters ``log``. Attributes it does not define are the backend's, read and written
     through (tests reach into a backend's internals through the registry's log)."""
+
+    append: _Append
+    """The backend's ``append``, counting: a closure set per instance, so that an event costs one call here."""
 
     def __init__(
         self,
@@ -53,7 +62,7 @@ class MeteredLog:
         self._lost = lost
         self._waiting: dict[str, list[Any]] = {}
         """Per run with events not committed yet: [first uncommitted seq, when it was appended, last seq]."""
-        self._append = _metered_append(log, instruments.events.appended, self._waiting, turns)
+        self.append = _metered_append(log, instruments.events.appended, self._waiting, turns)
         self._latency: dict[str, Histogram] = {}
         self._errors: dict[str, Any] = {}
 
@@ -81,9 +90,6 @@ class MeteredLog:
 
     async def close(self) -> None:
         await self._timed("close", self._log.close())
-
-    def append(self, run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None:
-        self._append(run_id, event, record)
 
     def save_run(self, record: RunRecord) -> None:
         self._log.save_run(record)
@@ -209,12 +215,13 @@ class MeteredLog:
 
 def _metered_append(
     log: EventLog, appended: dict[str, int], waiting: dict[str, list[Any]], turns: TurnWatch
-) -> Callable[[str, StoredEvent, RunRecord | None], None]:
-    """``log.append`` that counts: a closure, because every attribute read of a class with ``__getattr__`` takes
-    the slow path, and this runs for every event."""
+) -> _Append:
+    """``log.append`` that counts, as a closure over what it needs: this runs for every event. Of a run's
+    tokens, only the first of a turn goes on to ``turns`` (``awaiting_first_token``)."""
     append, saw, clock = log.append, turns.saw, time.perf_counter
+    first_token_of = turns.awaiting_first_token
 
-    def metered(run_id: str, event: StoredEvent, record: RunRecord | None) -> None:
+    def metered(run_id: str, event: StoredEvent, record: RunRecord | None = None) -> None:
         append(run_id, event, record)
         kind = event.type
         appended[kind] = appended.get(kind, 0) + 1
@@ -223,7 +230,7 @@ def _metered_append(
             waiting[run_id] = [event.seq, clock(), event.seq]
         else:
             waits[2] = event.seq
-        if kind in WATCHED:
+        if kind in WATCHED or (kind == "token_delta" and run_id in first_token_of):
             saw(run_id, event)
 
     return metered

@@ -27,7 +27,6 @@ logger = logging.getLogger(__name__)
 WATCHED = frozenset(
     {
         "graph_topology",
-        "token_delta",
         "cost_updated",
         "node_completed",
         "paused",
@@ -36,7 +35,8 @@ WATCHED = frozenset(
         "error",
     }
 )
-"""The event types that move a metric beyond the count of events appended."""
+"""The event types that move a metric beyond the count of events appended; a ``token_delta`` does only when it is
+the first of its turn (``TurnWatch.awaiting_first_token``)."""
 _GUARDRAIL_LAYERS = {"guardrail_pre": "input", "guardrail_post": "output"}
 _CODE = re.compile(r"[a-z][a-z0-9_]{0,47}")
 """What a label taken from an event may be (a reason or error code); anything else counts as ``other``."""
@@ -104,6 +104,8 @@ class TurnWatch:
         self._m = instruments
         self._turns: dict[str, _Turn] = {}
         """The turns executing on this instance, by run id."""
+        self.awaiting_first_token: set[str] = set()
+        """The runs whose turn executing here has sent no token yet."""
 
     def saw(self, run_id: str, event: StoredEvent) -> None:
         """``event`` (one of ``WATCHED``) was appended to ``run_id``; a frame it cannot read moves nothing."""
@@ -118,8 +120,10 @@ class TurnWatch:
             turn = self._turns.get(run_id)
             if turn is not None and turn.first_token is None:
                 turn.first_token = time.perf_counter()
+            self.awaiting_first_token.discard(run_id)
         elif kind == "graph_topology":
             self._turns[run_id] = _Turn(time.perf_counter())
+            self.awaiting_first_token.add(run_id)
         elif kind == "node_completed":
             if b'"node":"guardrail_' in event.frame:
                 self._guardrail(_decode(event.frame, _NodeCompleted).data)
@@ -139,9 +143,11 @@ class TurnWatch:
     def forget(self, run_id: str) -> None:
         """The run stopped executing here without an ending of its own (another instance took it over)."""
         self._turns.pop(run_id, None)
+        self.awaiting_first_token.discard(run_id)
 
     def _ended(self, run_id: str, outcome: str) -> None:
         self._m.turns.labels(outcome).inc()
+        self.awaiting_first_token.discard(run_id)
         turn = self._turns.pop(run_id, None)
         if turn is None:
             return  # ended without starting here: a lost run ended by this instance, a paused run cancelled

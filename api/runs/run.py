@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = ("Run",)
 
+_SETTLING = frozenset({*TERMINAL_EVENT_TYPES, "paused"})
+"""The events after which the run stops executing for now."""
+
 
 class Run:
     def __init__(
@@ -48,6 +51,7 @@ class Run:
         window: int,
     ) -> None:
         self.record = record
+        self._run_id = record.snapshot.run_id
         self._events: list[StoredEvent] = []
         """Contiguous events, the newest last; the first has seq ``last_seq - len + 1``."""
         self._log = log
@@ -68,7 +72,7 @@ class Run:
 
     @property
     def run_id(self) -> str:
-        return self.record.snapshot.run_id
+        return self._run_id
 
     @property
     def session_id(self) -> str:
@@ -110,23 +114,23 @@ class Run:
         if self.fenced:
             return self.last_seq
         seq = self.last_seq + 1
-        now = format_timestamp(self._clock.now_ns())
-        new_status = status or self.status
-        kind, frame = self._encoder.encode(payload, run_id=self.run_id, seq=seq, status=new_status, at=now, **extra)
-        event = StoredEvent(seq, kind, frame)
-        self._events.append(event)
-        if len(self._events) > 2 * self._window:
-            del self._events[: self._window]
-        self.last_seq = seq
         snapshot = self.record.snapshot
+        now = format_timestamp(self._clock.now_ns())
+        kind, frame = self._encoder.encode(payload, self._run_id, seq, status or snapshot.status, now, extra=extra)
+        event = StoredEvent(seq, kind, frame)
+        events = self._events
+        events.append(event)
+        if len(events) > 2 * self._window:
+            del events[: self._window]
+        self.last_seq = seq
         if status is not None and status != snapshot.status:
             snapshot.status = status
             snapshot.updated_at = now
-        if kind in TERMINAL_EVENT_TYPES or kind == "paused":
+        if kind in _SETTLING:
             self.outcome_seq = seq
         if save:
             snapshot.last_seq = seq
-        self._log.append(self.run_id, event, self.record if save else None)
+        self._log.append(self._run_id, event, self.record if save else None)
         return seq
 
     def abort(self, reason: str) -> None:

@@ -151,11 +151,6 @@ class RunStreams:
         found = run if run is not None else await self._log.load_run(run_id)
         assert found is not None, "a run with events has a record"
         snapshot = found.current_snapshot()
-        kind, frame = self._frames.encode(
-            Snapshot(gap=True, run=snapshot),
-            run_id=run_id,
-            seq=seq,
-            status=snapshot.status,
-            at=format_timestamp(self._clock.now_ns()),
-        )
+        at = format_timestamp(self._clock.now_ns())
+        kind, frame = self._frames.encode(Snapshot(gap=True, run=snapshot), run_id, seq, snapshot.status, at)
         return StoredEvent(seq, kind, frame)

@@ -193,10 +193,7 @@ def test_a_replay_of_a_decided_run_goes_past_its_pause_as_one_message() -> None:
 def stored(envelopes: list[Envelope]) -> list[StoredEvent]:
     """The envelopes as the log keeps them: their SSE frames."""
     frames = FrameEncoder()
-    return [
-        StoredEvent(e.seq, *frames.encode(e.data, run_id=e.run_id, seq=e.seq, status=e.status, at=e.at))
-        for e in envelopes
-    ]
+    return [StoredEvent(e.seq, *frames.encode(e.data, e.run_id, e.seq, e.status, e.at)) for e in envelopes]
 
 
 def test_a_stream_ends_with_done_after_its_last_chunk() -> None:
