@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from contextlib import asynccontextmanager
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from agent.config import ConfigError
@@ -76,11 +77,16 @@ class RegisteredGraph:
         self.assistant_id = assistant_id_of(graph_id)
         self.name = graph.name if graph.name and graph.name != _UNNAMED else graph_id
         self.description = description
-        self.schemas: GraphSchemas = graph_schemas(graph)
         self.topology: GraphTopology = graph_topology(graph)
         """With the contract's ``session_id`` empty: a run draws its own (``graph_topology(graph, session)``)."""
         self._graph = graph
         self._loaded = loaded
+
+    @cached_property
+    def schemas(self) -> GraphSchemas:
+        """Built when first asked for (pydantic takes tens of milliseconds a graph): an eval registers the
+        support agent's graph once per case and never asks."""
+        return graph_schemas(self._graph)
 
     @classmethod
     def from_loaded(cls, loaded: LoadedGraph) -> RegisteredGraph:
