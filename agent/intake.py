@@ -2,12 +2,12 @@
 
 The graph checkpoints its input as it is given (the input's writes and the first checkpoint, before any
 node runs), so screening inside ``guardrail_pre`` would come too late: the text as sent would already be
-stored. Every way into the graph goes through here instead (``run_turn`` and ``resume_turn`` for evals and
-``harness ask``, the API's executor for runs): the input guardrail's rules, and the optional model-based
-check, see the message here, and the graph is given only what may be stored: the message with card
-numbers, national ids, bank accounts and secrets masked, or, when it is refused, a placeholder naming the
-reason; with the verdict, which ``guardrail_pre`` applies. The text as sent goes no further (ADR 16).
-"""
+stored. Every way into the graph goes through here instead (``run_turn`` and ``resume_turn`` for ``harness
+ask``, the eval's admission of its cases' sends, the API's executor for runs): the input guardrail's rules,
+and the optional model-based check, see the message here, and the graph is given only what may be stored:
+the message with card numbers, national ids, bank accounts and secrets masked, or, when it is refused, a
+placeholder naming the reason; with the verdict, which ``guardrail_pre`` applies. The text as sent goes no
+further (ADR 16)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,6 @@ from agent.evaluation.dataset import (
     DEV_DATASET,
     HELDOUT_DATASET,
     SEALED_DATASET,
-    Case,
     DatasetError,
     load_dataset,
     load_graph_dataset,
@@ -26,10 +25,11 @@ from agent.evaluation.headline import HEADLINE_METRICS, headline
 from agent.evaluation.metrics import Metrics, compute_metrics
 from agent.evaluation.records import Check, GraphRecord
 from agent.evaluation.report import REPORT_SCHEMA_VERSION, Report, ReportError, build_report, load_report
-from agent.evaluation.results import CaseResult, TurnResult
-from agent.evaluation.runner import EvalRun, run_case, run_dataset
+from agent.evaluation.results import CaseResult, EvalRun, TurnResult
+from agent.evaluation.runner import run_case, run_dataset
 from agent.evaluation.scorers import register_scorer
 from agent.evaluation.statistics import Estimate
+from agent.evaluation.support_cases import TurnExpect
 from agent.evaluation.writer import ReportFiles, write_reports
 
 __all__ = (
@@ -39,7 +39,6 @@ __all__ = (
     "HELDOUT_DATASET",
     "REPORT_SCHEMA_VERSION",
     "SEALED_DATASET",
-    "Case",
     "CaseResult",
     "Check",
     "Comparison",
@@ -54,6 +53,7 @@ __all__ = (
     "Report",
     "ReportError",
     "ReportFiles",
+    "TurnExpect",
     "TurnResult",
     "add_eval_parser",
     "build_report",

@@ -1,12 +1,9 @@
-"""The telemetry of one eval case: its spans read back for the results, exported over OTLP when configured,
-its model client (through the eval's cache and limits), and its scores written into the trace."""
+"""The telemetry of one eval case: its spans (exported over OTLP when configured), its model client (through
+the eval's cache and limits), and its scores written into the trace."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
-
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agent.evaluation.model_calls import current_model_calls
 from agent.evaluation.results import CaseResult
@@ -30,9 +27,7 @@ class CaseTrace:
     def __init__(self, config: AgentConfig | None = None, *, epoch: int = 1) -> None:
         """``config``: the support agent's, whose model client the eval makes; ``None`` for another graph,
         which makes its own (its LangChain chat models are cached by LangChain's hook)."""
-        self.exporter = InMemorySpanExporter()
         self.provider = create_tracer_provider()  # with the OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set
-        self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
         calls = current_model_calls()
         self.llm = calls.client_for(config, epoch=epoch) if calls is not None and config is not None else None
         self._tracing = tracing_to(self.provider)

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agent.evaluation.dataset import ExpectedAction
 from agent.evaluation.metrics import action_matches
+from agent.evaluation.support_cases import ExpectedAction
 
 if TYPE_CHECKING:
     from agent.evaluation.results import ProposedAction, TurnResult

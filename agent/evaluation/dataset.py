@@ -1,39 +1,33 @@
 """The eval datasets: JSONL (one case a line) or YAML (a list of cases), validated whole before anything runs.
 
-Two kinds of case: the support agent's (``turns`` of messages and approvals, the Structs below) and any
-registered graph's (``agent.evaluation.graph_cases``: ``input`` or ``messages``, ``resume``, ``expect``).
-The Structs are the schema (docs/evaluation.md describes it for people); every bad case is named at once,
-with its place in the file, its id and the field, so a dataset can be fixed in one pass.
+One format for every graph (``agent.evaluation.graph_cases``: ``input`` or ``messages``, ``resume``,
+``then``, ``expect``); the support agent's cases say what each of their turns should do in ``expect.turns``
+(``agent.evaluation.support_cases``). The Structs are the schema (docs/evaluation.md describes it for
+people); every bad case is named at once, with its place in the file, its id and the field, so a dataset can
+be fixed in one pass.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from agent.errors import AgentError
-from agent.evaluation.graph_cases import GraphCase, check_case
-from agent.guardrails import RefusalReason
-from contracts import AnswerKind, TurnStatus
+from agent.evaluation.graph_cases import GraphCase, GraphExpect, check_case
+from agent.evaluation.support_cases import case_messages
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Callable, Collection
 
 __all__ = (
     "BUNDLED_DATASETS",
     "DEV_DATASET",
     "HELDOUT_DATASET",
     "SEALED_DATASET",
-    "Case",
-    "CaseCategory",
     "DatasetError",
-    "Expectation",
-    "ExpectedAction",
-    "RefusalReason",
-    "Turn",
-    "is_support_dataset",
+    "dataset_messages",
     "load_dataset",
     "load_graph_dataset",
     "read_entries",
@@ -49,92 +43,12 @@ SEALED_DATASET = _DATASETS / "support-sealed-heldout.jsonl"
 """The sealed held-out set, written after the rules and never tuned against: the gate's honest figures."""
 BUNDLED_DATASETS = {"dev": DEV_DATASET, "heldout": HELDOUT_DATASET, "sealed": SEALED_DATASET}
 """The bundled parts by the name ``harness eval --dataset`` accepts."""
-
-CaseCategory = Literal[
-    "answerable",
-    "paraphrase",
-    "typo",
-    "benign_lookalike",
-    "prompt_injection",
-    "secret_request",
-    "pii",
-    "action",
-    "impossible_action",
-    "out_of_scope",
-    "multi_turn",
-]
-CaseId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=80)]
+_GRAPH_KEYS = tuple(name for name in GraphExpect.__struct_fields__ if name != "turns")
+"""The ``expect`` keys of any graph; the support agent's cases are checked per turn instead."""
 
 
 class DatasetError(AgentError, ValueError):
     """A dataset that cannot be used; the message names the file and line of each problem."""
-
-
-class ExpectedAction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    name: str
-    """The action the model should propose, e.g. ``issue_refund``."""
-    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
-    """Compared for equality with the proposal's arguments."""
-
-
-class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    status: TurnStatus
-    answer_kind: AnswerKind | None = None
-    """Checked when given; ``no_answer`` is how an out-of-scope question should end."""
-    doc_ids: tuple[str, ...] = ()
-    """The relevant documents: the retrieval and citation metrics score the turn against them."""
-    action: ExpectedAction | msgspec.UnsetType | None = msgspec.UNSET
-    """Omitted: no expectation. ``null``: the turn must propose nothing. An object: it must propose exactly this."""
-    refusal_reason: RefusalReason | None = None
-    """The input guardrail's reason code, checked when given."""
-
-    def __post_init__(self) -> None:
-        if isinstance(self.action, ExpectedAction) and self.status != "paused":
-            raise ValueError("an expected action means the turn pauses for approval: status must be 'paused'")
-        if self.refusal_reason is not None and self.status != "refused":
-            raise ValueError("refusal_reason only applies to a turn expected to be 'refused'")
-
-
-class Turn(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Either a new message in the case's session, or the decision on the approval the previous turn paused for."""
-
-    message: Annotated[str, msgspec.Meta(min_length=1, max_length=4000)] | None = None
-    resume: Literal["approve", "reject"] | None = None
-    comment: str | None = None
-    """The reviewer's note on a ``resume``."""
-    expect: Expectation
-
-    def __post_init__(self) -> None:
-        if (self.message is None) == (self.resume is None):
-            raise ValueError("a turn needs exactly one of 'message' or 'resume'")
-        if self.comment is not None and self.resume is None:
-            raise ValueError("'comment' only goes with 'resume'")
-        if self.resume is not None and (self.expect.doc_ids or self.expect.refusal_reason):
-            raise ValueError("a resume turn neither retrieves nor meets the input guardrail: no doc_ids/refusal_reason")
-
-    @property
-    def label(self) -> str:
-        """What the turn sends, as the reports show it."""
-        return self.message if self.message is not None else f"[{self.resume}]"
-
-
-class Case(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    id: CaseId
-    category: CaseCategory
-    turns: Annotated[list[Turn], msgspec.Meta(min_length=1)]
-    known_issue: str | None = None
-    """Why the agent is known to get this case wrong today. The case still counts; the report lists it apart."""
-
-    def __post_init__(self) -> None:
-        for index, turn in enumerate(self.turns):
-            after_pause = index > 0 and self.turns[index - 1].expect.status == "paused"
-            if turn.resume is not None and not after_pause:
-                raise ValueError(f"turn {index + 1} resumes, but the turn before it is not expected to pause")
-            if turn.message is not None and after_pause:
-                raise ValueError(f"turn {index + 1} must resume (approve or reject) the pause of the turn before it")
-
-
-_C = TypeVar("_C", "Case", GraphCase)
 
 
 def resolve_dataset(name_or_path: str) -> Path:
@@ -142,33 +56,46 @@ def resolve_dataset(name_or_path: str) -> Path:
     return BUNDLED_DATASETS.get(name_or_path, Path(name_or_path))
 
 
-def load_dataset(path: Path, *, known_doc_ids: Collection[str] | None = None) -> list[Case]:
-    """Every support-agent case of the dataset at ``path`` (JSONL, or YAML for ``.yaml``/``.yml``).
+def load_dataset(path: Path, *, known_doc_ids: Collection[str] | None = None) -> list[GraphCase]:
+    """Every case of a dataset for the support agent (JSONL, or YAML for ``.yaml``/``.yml``): each says what
+    its turns should do (``expect.turns``), and nothing else.
 
     ``known_doc_ids`` (the corpus) catches a misspelt expected document, which would otherwise only show as
     a retrieval miss.
     """
-    cases, problems = _convert_all(path, Case)
-    if known_doc_ids is not None:
-        for where, case in cases:
-            unknown = sorted({d for t in case.turns for d in t.expect.doc_ids} - set(known_doc_ids))
+
+    def support_problems(case: GraphCase) -> list[str]:
+        if case.expect.turns is None:
+            return ["expect.turns: the support agent's cases say what each turn should do"]
+        default = GraphExpect()
+        problems = [
+            f"expect.{key}: the support agent's cases are checked per turn (expect.turns), not with {key}"
+            for key in _GRAPH_KEYS
+            if getattr(case.expect, key) != getattr(default, key)
+        ]
+        if known_doc_ids is not None:
+            unknown = sorted({d for turn in case.expect.turns for d in turn.doc_ids} - set(known_doc_ids))
             if unknown:
-                problems.append(f"{where}: case {case.id!r}: expects unknown document(s) {', '.join(unknown)}")
-    return _usable(path, cases, problems)
+                problems.append(f"expects unknown document(s) {', '.join(unknown)}")
+        return problems
+
+    return _load(path, support_problems)
 
 
 def load_graph_dataset(path: Path) -> list[GraphCase]:
-    """Every case of a dataset for any registered graph (JSONL or YAML), each checked beyond its shape."""
-    cases, problems = _convert_all(path, GraphCase)
-    for where, case in cases:
-        problems += [f"{where}: case {case.id!r}: {problem}" for problem in check_case(case)]
-    return _usable(path, cases, problems)
+    """Every case of a dataset for a registered graph other than the support agent (JSONL or YAML)."""
+
+    def graph_problems(case: GraphCase) -> list[str]:
+        if case.expect.turns is None:
+            return []
+        return ["expect.turns: only the support agent's cases are checked per turn (a graph's: state, trajectory, ...)"]
+
+    return _load(path, graph_problems)
 
 
-def is_support_dataset(path: Path) -> bool:
-    """Whether the dataset's cases are the support agent's (they have ``turns``), not any graph's."""
-    entries, _ = read_entries(path)
-    return bool(entries) and isinstance(entries[0][1], dict) and "turns" in entries[0][1]
+def dataset_messages(path: Path) -> list[str]:
+    """Every message the support agent's dataset at ``path`` sends, in file order."""
+    return [message for case in load_dataset(path) for message in case_messages(case)]
 
 
 def read_entries(path: Path) -> tuple[list[tuple[str, Any]], list[str]]:
@@ -206,15 +133,27 @@ def _yaml_entries(path: Path, text: str) -> tuple[list[tuple[str, Any]], list[st
     return [(f"{path}#{index + 1}", entry) for index, entry in enumerate(document)], []
 
 
-def _convert_all(path: Path, kind: type[_C]) -> tuple[list[tuple[str, _C]], list[str]]:
-    cases: list[tuple[str, _C]] = []
+def _load(path: Path, graph_problems: Callable[[GraphCase], list[str]]) -> list[GraphCase]:
+    """The cases of ``path``, each checked beyond its shape and by what its graph asks of a case."""
+    cases, problems = _convert_all(path)
+    for where, case in cases:
+        problems += [f"{where}: case {case.id!r}: {p}" for p in [*check_case(case), *graph_problems(case)]]
+    if problems:
+        raise DatasetError("invalid dataset:\n  " + "\n  ".join(problems))
+    if not cases:
+        raise DatasetError(f"the dataset {path} has no cases")
+    return [case for _, case in cases]
+
+
+def _convert_all(path: Path) -> tuple[list[tuple[str, GraphCase]], list[str]]:
+    cases: list[tuple[str, GraphCase]] = []
     entries, problems = read_entries(path)
     seen: dict[str, str] = {}
     for where, entry in entries:
         case_id = entry.get("id") if isinstance(entry, dict) else None
         named = f"case {case_id!r}" if isinstance(case_id, str) else "a case without an id"
         try:
-            case = msgspec.convert(entry, type=kind)
+            case = msgspec.convert(entry, type=GraphCase)
         except msgspec.ValidationError as exc:
             problems.append(f"{where}: {named}: {_field_first(str(exc))}")
             continue
@@ -232,11 +171,3 @@ def _field_first(message: str) -> str:
         return message
     field = at.rstrip("`").removeprefix("$").removeprefix(".") or "(the case)"
     return f"{field}: {said}"
-
-
-def _usable(path: Path, cases: list[tuple[str, _C]], problems: list[str]) -> list[_C]:
-    if problems:
-        raise DatasetError("invalid dataset:\n  " + "\n  ".join(problems))
-    if not cases:
-        raise DatasetError(f"the dataset {path} has no cases")
-    return [case for _, case in cases]

@@ -29,10 +29,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from agent.config import AgentConfig
-    from agent.evaluation.dataset import Case
     from agent.evaluation.graph_cases import GraphCase
     from agent.evaluation.report import DatasetInfo
-    from agent.evaluation.runner import EvalRun
+    from agent.evaluation.results import EvalRun
 
 __all__ = ("RESULTS_FILE", "EvalPlan", "ResultsFile", "run_plan")
 
@@ -49,7 +48,7 @@ class EvalPlan:
     graph: str
     dataset: DatasetInfo
     out: Path
-    support_cases: list[Case] = field(default_factory=list)
+    support_cases: list[GraphCase] = field(default_factory=list)
     graph_cases: list[GraphCase] = field(default_factory=list)
     config_path: Path | None = None
     """The ``langgraph.json`` of a graph other than the support agent."""
@@ -167,6 +166,7 @@ async def run_plan(plan: EvalPlan, configs: Sequence[AgentConfig], console: Cons
                         served,
                         concurrency=concurrency,
                         epochs=plan.epochs,
+                        events_dir=plan.out / EVENTS_DIR,
                         done=done_support,
                         on_case_done=finished_one,
                     )

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from agent.evaluation.support_cases import TurnExpect, turn_problems
+
 __all__ = (
     "Budget",
     "GraphCase",
@@ -25,8 +27,9 @@ __all__ = (
     "parse_path",
 )
 
-CaseId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=48)]
-"""Also the thread id of each epoch (``eval-<id>-<epoch>``), so a run id's characters and length."""
+CaseId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=80)]
+"""Also in the thread id of each epoch (``eval-<id>-<epoch>``, shortened with a hash beyond a run id's 64
+characters), so a run id's characters."""
 TrajectoryMatch = Literal["strict", "unordered", "subset", "superset"]
 _PATH_PART = re.compile(r"^(-?\d+|[^.]+)$")
 
@@ -82,6 +85,9 @@ class GraphExpect(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     """Custom scorers, ``module:function``."""
     judge: dict[str, Any] | None = None
     """An LLM-judge rubric, read by the ``judge`` scorer when one is registered."""
+    turns: Annotated[list[TurnExpect], msgspec.Meta(min_length=1)] | None = None
+    """The support agent's: what each send (the input, each resume, each later message) should do, in the
+    order they are sent (``agent.evaluation.support_cases``)."""
 
 
 class GraphCase(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -163,6 +169,8 @@ def check_case(case: GraphCase) -> list[str]:
             resolve_scorer("judge")
         except ValueError:
             problems.append("expect.judge: no judge scorer is registered")
+    if expect.turns is not None:
+        problems += turn_problems(case)
     return problems
 
 

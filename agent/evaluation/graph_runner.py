@@ -4,13 +4,18 @@ Each case and epoch is one thread on one in-memory checkpointer: its input (then
 to an interrupt, as ``Command(resume=value)``, then each later turn of ``then``) streamed by ``GraphStream``,
 as a run of the service streams it. The trajectory is the ``node_started`` events in order; the tool calls
 are the AI messages' ``tool_calls`` in the ``updates`` parts; the interrupts are the pauses' values; tokens
-are the AI messages' ``usage_metadata``. Every event is written, as the run's envelopes, to a JSONL file
-per case and epoch, which the report links to.
+are the AI messages' ``usage_metadata``; the state at every stop is a step of the record. Every event is
+written, as the run's envelopes, to a JSONL file per case and epoch, which the report links to.
+
+The support agent runs through the same function (``agent.evaluation.runner``), on the agent it opened for
+the case, with an admission that screens what the case sends as the service screens a run's input.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -21,9 +26,10 @@ from langgraph.types import Command
 from agent.clock import SystemClock, format_timestamp
 from agent.evaluation.case_trace import CaseTrace
 from agent.evaluation.graph_cases import as_messages_input
-from agent.evaluation.records import GraphRecord, NodeStep, ToolCall
-from agent.evaluation.runner import EvalRun
+from agent.evaluation.records import GraphRecord, GraphStep, NodeStep, ToolCall
+from agent.evaluation.results import EvalRun
 from agent.evaluation.scorers import score_case
+from agent.evaluation.support_cases import turn_kinds
 from agent.graphs.config import read_graphs_config
 from agent.graphs.environment import apply_graphs_config
 from agent.graphs.loading import load_graphs
@@ -45,22 +51,29 @@ from contracts import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Awaitable, Callable, Sequence
     from pathlib import Path
 
     from langchain_core.runnables import RunnableConfig
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
     from agent.evaluation.graph_cases import GraphCase
+    from agent.evaluation.records import SentKind
     from agent.graphs.translate import GraphEvent
+    from contracts import InterruptInfo
 
-__all__ = ("EVENTS_DIR", "load_registered_graph", "run_graph_case", "run_graph_dataset")
+    Admission = Callable[[Any, Sequence[InterruptInfo]], Awaitable[Any]]
+    """What a send becomes as the graph's input, given the interrupts the run waits at."""
+
+__all__ = ("EVENTS_DIR", "case_thread_id", "eval_id", "load_registered_graph", "run_graph_case", "run_graph_dataset")
 
 EVENTS_DIR = "events"
 """Under ``--out``: one ``<case>.<epoch>.jsonl`` event log per case and epoch."""
 _MODES = ("values", "updates", "messages")
 _MAX_STEPS = 50
 """Resumes and later turns a case may take in all: a graph that keeps interrupting ends the case."""
+_MAX_ID = 64
+"""A run or session id's length (``contracts.ids.ID_PATTERN``)."""
 
 
 async def load_registered_graph(
@@ -129,39 +142,54 @@ async def run_graph_dataset(
 
 
 async def run_graph_case(
-    case: GraphCase, registered: RegisteredGraph, *, epoch: int = 1, events_dir: Path | None = None
+    case: GraphCase,
+    registered: RegisteredGraph,
+    *,
+    epoch: int = 1,
+    events_dir: Path | None = None,
+    admission: Admission | None = None,
+    telemetry: CaseTrace | None = None,
 ) -> GraphRecord:
-    """The case's input, resumes and later turns on a thread of its own; then every check it asks for."""
-    thread_id = f"eval-{case.id}-{epoch}"
+    """The case's input, resumes and later turns on a thread of its own; then every check it asks for.
+
+    ``admission`` turns each send into the graph's input (the support agent's are screened, as the service
+    screens a run's). ``telemetry``: the case's, entered by the caller around the graph it opened for the case
+    (the support agent), which closes it with its own result; without one the case is traced here.
+    """
+    thread_id = case_thread_id(case.id, epoch)
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     log = _EventLog(thread_id, registered)
     record = GraphRecord(id=case.id, epoch=epoch, category=case.category, known_issue=case.known_issue)
-    resumes = list(case.resume)
-    later = [as_messages_input(turn) if isinstance(turn, str) else turn for turn in case.then]
+    sends = _Sends(case)
     started = time.perf_counter()
-    telemetry = CaseTrace(epoch=epoch)  # its spans (OTLP when configured), its checks as evaluation events
+    own = telemetry is None
+    traced = CaseTrace(epoch=epoch) if telemetry is None else telemetry  # its spans, its checks as evaluations
     try:
-        async with telemetry, registered.graph_for(config) as graph:
+        async with traced if own else contextlib.nullcontext(), registered.graph_for(config) as graph:
+            sent: SentKind = "input"
             pending: Any = case.first_input()
+            waiting: Sequence[InterruptInfo] = ()
             for _ in range(_MAX_STEPS):
+                graph_input = pending if admission is None else await admission(pending, waiting)
                 stream = GraphStream(graph, config, modes=_MODES)
-                async for event in stream.events(pending):
+                async for event in stream.events(graph_input):
                     log.add(event)
                     _observe(record, event)
                 outcome = await stream.outcome()
+                waiting = outcome.interrupts
+                values = [interrupt.value for interrupt in waiting]
                 record.state = outcome.values
-                if outcome.paused:
-                    record.interrupts += [interrupt.value for interrupt in outcome.interrupts]
-                    if not resumes:
-                        record.status = "paused"
-                        break
-                    pending = Command(resume=resumes.pop(0))
-                elif later:
-                    pending = later.pop(0)
-                else:
-                    record.status = "completed"
-                    log.completed(outcome.values)
+                record.interrupts += values
+                record.steps.append(
+                    GraphStep(sent=sent, paused=outcome.paused, interrupts=values, state=outcome.values)
+                )
+                following = sends.after(paused=outcome.paused)
+                if following is None:
+                    record.status = "paused" if outcome.paused else "completed"
+                    if not outcome.paused:
+                        log.completed(outcome.values)
                     break
+                sent, pending = following
     except Exception as exc:  # a graph that raises is a failed case to report, not a reason to stop the eval
         record.status, record.error = "error", f"{type(exc).__name__}: {exc}"
         log.failed(record.error)
@@ -170,14 +198,58 @@ async def run_graph_case(
         record.checks = []
     else:
         record.checks = await score_case(case, record)
-    unanswered = record.status == "paused" and case.expect.interrupts is None
+    expected_pause = case.expect.interrupts is not None or case.expect.turns is not None
+    unanswered = record.status == "paused" and not expected_pause
     record.passed = record.status != "error" and not unanswered and all(check.passed for check in record.checks)
     if unanswered:
         record.error = "the run paused at an interrupt no `resume` answers (expect `interrupts` to allow it)"
     if events_dir is not None:
         record.events = log.write(events_dir, f"{case.id}.{epoch}.jsonl")
-    await telemetry.close(record)
+    if own:
+        await traced.close(record)
     return record
+
+
+def case_thread_id(case_id: str, epoch: int) -> str:
+    """The thread (and the event log's run id) of one case and epoch: ``eval-<case id>-<epoch>``."""
+    return eval_id("eval", case_id, str(epoch))
+
+
+def eval_id(*parts: str) -> str:
+    """``parts`` joined by ``-`` as a run or session id: one longer than an id may be keeps its start and ends
+    with a hash of the whole, so two long case ids stay apart."""
+    joined = "-".join(parts)
+    if len(joined) <= _MAX_ID:
+        return joined
+    digest = hashlib.sha256(joined.encode()).hexdigest()[:12]
+    return f"{joined[: _MAX_ID - len(digest) - 1]}-{digest}"
+
+
+class _Sends:
+    """What the case sends after each stop.
+
+    A case without ``expect.turns``: the next value of ``resume`` answers a pause, the next of ``then``
+    follows a run that finished, and a pause nothing answers ends the case. A case with them (the support
+    agent's) sends in their order: after a turn expected to pause, its resume, if the run did pause (else
+    there is nothing to resume and the case ends); after any other turn, the next message, however the run
+    before it stopped, as a person writing again would.
+    """
+
+    def __init__(self, case: GraphCase) -> None:
+        self._resumes = list(case.resume)
+        self._later = [as_messages_input(turn) if isinstance(turn, str) else turn for turn in case.then]
+        self._kinds = turn_kinds(case.expect.turns)[1:] if case.expect.turns is not None else None
+
+    def after(self, *, paused: bool) -> tuple[SentKind, Any] | None:
+        if self._kinds is None:
+            if paused:
+                return ("resume", Command(resume=self._resumes.pop(0))) if self._resumes else None
+            return ("then", self._later.pop(0)) if self._later else None
+        if not self._kinds:
+            return None
+        if self._kinds.pop(0) == "message":
+            return "then", self._later.pop(0)
+        return ("resume", Command(resume=self._resumes.pop(0))) if paused else None
 
 
 def _observe(record: GraphRecord, event: GraphEvent) -> None:

@@ -124,17 +124,15 @@ def _graph_section(run: ProviderReport, changes: dict[str, CaseChange]) -> str:
                     '<span class="fail">'
                     + "<br>".join(escape(f) for f in record.failures or ([record.error] if record.error else []))
                     + "</span>",
-                    f'<a href="{escape(record.events)}" title="{_REPLAY_HINT}">events</a>' if record.events else "",
+                    _events_link(record.events),
                 ]
             )
     return "\n".join(
         [
             f"<h2>{escape(run.provider)}</h2>",
             f'<p class="muted">{len(run.case_scores)} cases × {run.epochs} epoch(s) in {run.duration_s:.2f} s at '
-            f"concurrency {run.concurrency}; {sum(c.passed for c in run.case_scores)} passed every epoch. Each event "
-            "log is the run's envelopes as JSONL, the shape of <code>GET /runs/{id}/events</code>. To watch a case "
-            "again as a live graph, open the service's page (<code>harness serve</code>) and choose its event log "
-            "under <em>Replay a recorded run</em>, below the graph.</p>",
+            f"concurrency {run.concurrency}; {sum(c.passed for c in run.case_scores)} passed every epoch. "
+            f"{_REPLAY_NOTE}</p>",
             "<h3>Cases: trajectory, tool calls, interrupts</h3>",
             _table(header, rows),
         ]
@@ -142,12 +140,22 @@ def _graph_section(run: ProviderReport, changes: dict[str, CaseChange]) -> str:
 
 
 _REPLAY_HINT = "Replay it as a live graph: the service's page, Replay a recorded run, this file"
+_REPLAY_NOTE = (
+    "Each event log is the run's envelopes as JSONL, the shape of <code>GET /runs/{id}/events</code>. To watch a "
+    "case again as a live graph, open the service's page (<code>harness serve</code>) and choose its event log "
+    "under <em>Replay a recorded run</em>, below the graph."
+)
+
+
+def _events_link(events: str | None) -> str:
+    return f'<a href="{escape(events)}" title="{_REPLAY_HINT}">events</a>' if events else ""
+
 
 _OUTCOME_CLASS = {"error": "error", "refused": "error", "paused": "interrupted", "interrupted": "interrupted"}
 
 
 def _support_trajectory(nodes: Sequence[NodeTiming]) -> str:
-    """A support turn's node spans in order (the support agent's turns are not streamed: its spans say)."""
+    """A support turn's nodes in order, each as its trace entry has it (latency and the node's own outcome)."""
     steps = [
         f'<span class="{_OUTCOME_CLASS.get(n.outcome, "")}" title="{n.latency_ms:.1f} ms, '
         f'{escape(n.outcome)}">{escape(n.node)}</span>'
@@ -287,6 +295,7 @@ def _provider_section(run: ProviderReport) -> str:
         else "<p>None.</p>"
     )
     parts.append("<h3>Cases: outcome, trajectory, tokens and cost</h3>")
+    parts.append(f'<p class="muted">{_REPLAY_NOTE}</p>')
     parts.append(
         _table(
             [
@@ -300,6 +309,7 @@ def _provider_section(run: ProviderReport) -> str:
                 "output tok",
                 "cost",
                 "latency ms",
+                "event log",
             ],
             [
                 [
@@ -313,6 +323,7 @@ def _provider_section(run: ProviderReport) -> str:
                     _num(str(case.output_tokens)),
                     _num(format_metric("cost_usd", case.cost_usd)),
                     _num(format_ms(case.latency_ms)),
+                    _events_link(case.events),
                 ]
                 for case in run.cases
             ],

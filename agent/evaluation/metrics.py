@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agent.evaluation.dataset import ExpectedAction
+from agent.evaluation.support_cases import ExpectedAction
 from agent.graph import NODE_LABELS
 
 if TYPE_CHECKING:

@@ -1,17 +1,20 @@
 """What one run of a case through a registered graph did, read from LangGraph's own streams.
 
-One ``GraphRecord`` per case and epoch: the final state, the trajectory (the nodes in the order they ran),
-the model's tool calls, the interrupts raised, time and tokens, and every check's verdict. It is part of
+One ``GraphRecord`` per case and epoch: the final state and the state at every stop of the case (after its
+input, each resume and each later turn), the trajectory (the nodes in the order they ran), the model's tool
+calls, the interrupts raised, time and tokens, and every check's verdict. It is part of
 ``report.json`` and of the resume file, so it changes only additively within a report schema version.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
-__all__ = ("Check", "GraphRecord", "NodeStep", "ToolCall")
+__all__ = ("Check", "GraphRecord", "GraphStep", "NodeStep", "SentKind", "ToolCall")
+
+SentKind = Literal["input", "resume", "then"]
 
 
 class NodeStep(msgspec.Struct, frozen=True, kw_only=True):
@@ -45,6 +48,18 @@ class Check(msgspec.Struct, frozen=True, kw_only=True):
         return self.score if self.score is not None else float(self.passed)
 
 
+class GraphStep(msgspec.Struct, kw_only=True):
+    """Where the run stopped after one send: what a check of each turn reads (the support agent's ``turns``)."""
+
+    sent: SentKind
+    """The case's input, the answer to an interrupt, or a later turn (``then``)."""
+    paused: bool = False
+    interrupts: list[Any] = msgspec.field(default_factory=list)
+    """The values of the interrupts it stopped at; empty when it finished."""
+    state: Any = None
+    """The state values then (JSON-safe, redacted and bounded like a run's output)."""
+
+
 class GraphRecord(msgspec.Struct, kw_only=True):
     id: str
     epoch: int = 1
@@ -56,6 +71,8 @@ class GraphRecord(msgspec.Struct, kw_only=True):
     error: str | None = None
     state: Any = None
     """The final state values (JSON-safe, redacted and bounded like a run's output)."""
+    steps: list[GraphStep] = msgspec.field(default_factory=list)
+    """Every stop of the case, in order; the last one's state is ``state``."""
     trajectory: list[NodeStep] = msgspec.field(default_factory=list)
     tool_calls: list[ToolCall] = msgspec.field(default_factory=list)
     interrupts: list[Any] = msgspec.field(default_factory=list)

@@ -27,7 +27,7 @@ from agent.evaluation.summary import CaseScores, graph_summary, support_summary
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from agent.evaluation.runner import EvalRun
+    from agent.evaluation.results import EvalRun
 
 __all__ = (
     "REPORT_SCHEMA_VERSION",

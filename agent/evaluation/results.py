@@ -1,4 +1,5 @@
-"""What a case did: the observations the runner records and the metrics and reports read.
+"""What a case did: the support agent's observations per turn, the metrics and reports read them, and a
+provider's pass over a dataset (``EvalRun``).
 
 They are part of ``report.json``, so they change only additively within a report schema version.
 """
@@ -9,12 +10,14 @@ from typing import Any, Literal
 
 import msgspec
 
-from agent.evaluation.dataset import CaseCategory, Expectation
+from agent.evaluation.records import GraphRecord
+from agent.evaluation.support_cases import CaseCategory, TurnExpect
 
-__all__ = ("ActualStatus", "CaseResult", "NodeTiming", "ProposedAction", "TurnResult")
+__all__ = ("ActualStatus", "CaseResult", "EvalRun", "NodeTiming", "ProposedAction", "TurnResult")
 
 ActualStatus = Literal["completed", "refused", "paused", "rejected", "error", "skipped"]
-"""A turn's ``ChatResponse.status``, or ``error`` when it raised, or ``skipped`` when an earlier turn failed."""
+"""A turn's status as its ``ChatResponse`` gives it (``paused`` at the approval, else the state's), or ``error``
+when it raised, or ``skipped`` when an earlier turn failed (or a resume had no pause to answer)."""
 
 
 class ProposedAction(msgspec.Struct, frozen=True, kw_only=True):
@@ -23,7 +26,7 @@ class ProposedAction(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class NodeTiming(msgspec.Struct, frozen=True, kw_only=True):
-    """One node span of the turn: the span's duration, not a stopwatch of the harness."""
+    """One node of the turn as its trace entry has it: the node span's duration, not a stopwatch of the harness."""
 
     node: str
     latency_ms: float
@@ -36,19 +39,19 @@ class TurnResult(msgspec.Struct, kw_only=True):
     kind: Literal["message", "resume"]
     sent: str
     """The message, or ``[approve]`` / ``[reject]`` for a resume."""
-    expected: Expectation
+    expected: TurnExpect
     status: ActualStatus
     answer_kind: str | None = None
     answer_text: str = ""
     retrieved: list[str] = msgspec.field(default_factory=list)
-    """Document ids from this turn's ``retrieval.search`` span, best first."""
+    """The ids of the passages this turn's ``retrieve_context`` found, best first."""
     cited: list[str] = msgspec.field(default_factory=list)
     guardrail_refused: bool = False
-    """The input guardrail refused the turn (its ``guardrail_pre`` span ended ``refused``)."""
+    """The input guardrail refused the turn (its ``guardrail_pre`` ended ``refused``)."""
     refusal_reason: str | None = None
     well_formed: bool | None = None
-    """The model answered in the structured form it was asked for (``llm.generate``'s ``llm.well_formed``);
-    ``None`` when the turn never reached the model."""
+    """The model answered in the structured form it was asked for (``generate_answer`` did not end
+    ``answered_plain``); ``None`` when the turn never reached the model."""
     action: ProposedAction | None = None
     nodes: list[NodeTiming] = msgspec.field(default_factory=list)
     model: str | None = None
@@ -80,10 +83,19 @@ class CaseResult(msgspec.Struct, kw_only=True):
     latency_ms: float
     """The node spans of every turn added up (the human's wait between a pause and its resume is not in it)."""
     turns: list[TurnResult]
+    events: str | None = None
+    """The case's recorded event log (JSONL of the run's envelopes), relative to the report's folder."""
 
     @classmethod
     def of(
-        cls, *, id: str, category: CaseCategory, known_issue: str | None, turns: list[TurnResult], epoch: int = 1
+        cls,
+        *,
+        id: str,
+        category: CaseCategory,
+        known_issue: str | None,
+        turns: list[TurnResult],
+        epoch: int = 1,
+        events: str | None = None,
     ) -> CaseResult:
         ran = [turn for turn in turns if turn.status not in ("error", "skipped")]
         costs = [turn.cost_usd for turn in ran]
@@ -98,4 +110,23 @@ class CaseResult(msgspec.Struct, kw_only=True):
             cost_usd=None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 8),
             latency_ms=round(sum(turn.latency_ms for turn in turns), 3),
             turns=turns,
+            events=events,
         )
+
+
+class EvalRun(msgspec.Struct, kw_only=True):
+    """One provider's pass over the dataset."""
+
+    provider: str
+    model: str | None
+    """The model the responses name (the first one seen)."""
+    started_at: str
+    duration_s: float
+    """Wall time of the whole pass (how long the eval took, not a metric of the agent)."""
+    concurrency: int
+    retrieval_k: int
+    cases: list[CaseResult]
+    """The support agent's results, one per case and epoch, in dataset order."""
+    epochs: int = 1
+    records: list[GraphRecord] = msgspec.field(default_factory=list)
+    """Another graph's results (``agent.evaluation.graph_runner``), one per case and epoch."""

@@ -3,8 +3,8 @@
 Each key of ``expect`` that is set runs the scorer registered under its name (``state`` covers the six
 ``state*`` keys); ``expect.scorers`` names custom ones as ``module:function``. A scorer takes the case and
 the record and returns a ``Check``, a list of them, a bool or a float in [0, 1] (sync or async). The LLM
-judge registers itself as ``judge`` (``register_scorer``); its module is imported the first time a case
-asks for it.
+judge registers itself as ``judge`` (``register_scorer``), and the support agent's per-turn expectations as
+``turns``; each module is imported the first time a case asks for it.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ __all__ = (
 )
 
 _REGISTRY: dict[str, Scorer] = {}
-_LAZY = {"judge": "agent.evaluation.judge"}
+_LAZY = {"judge": "agent.evaluation.judge", "turns": "agent.evaluation.support_results"}
 """Scorers registered by a module of their own, imported when a case first names them."""
 _MISSING = object()
 
@@ -76,6 +76,8 @@ async def score_case(case: GraphCase, record: GraphRecord) -> list[Check]:
     """Every check the case asks for, in the order of ``expect``'s keys, then its custom scorers."""
     expect = case.expect
     names = [name for name in _BUILT_IN if _BUILT_IN[name](case)]
+    if expect.turns is not None:
+        names.append("turns")
     if expect.judge is not None:
         names.append("judge")
     checks: list[Check] = []

@@ -51,7 +51,7 @@ class CaseScores(msgspec.Struct, kw_only=True):
     failures: list[str] = msgspec.field(default_factory=list)
     """What the first failing epoch missed, in words."""
     events: list[str] = msgspec.field(default_factory=list)
-    """Each epoch's recorded event log, relative to the report's folder (graphs only)."""
+    """Each epoch's recorded event log, relative to the report's folder."""
 
 
 def group_by_case(results: Sequence[Any]) -> list[list[Any]]:
@@ -73,6 +73,7 @@ def support_summary(
             failures=next(
                 ([f"turn {t.index}: {f}" for t in r.turns for f in t.failures] for r in group if not r.passed), []
             ),
+            events=[r.events for r in group if r.events],
         )
         for group in clusters
     ]

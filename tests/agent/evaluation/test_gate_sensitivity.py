@@ -25,25 +25,25 @@ from agent.actions import ActionRegistry
 from agent.actions.registry import DeleteAccount, IssueRefund
 from agent.config import AgentConfig, StubConfig
 from agent.evaluation.compare import compare
-from agent.evaluation.dataset import HELDOUT_DATASET, load_dataset
+from agent.evaluation.dataset import load_dataset
 from agent.evaluation.gate import evaluate_gate, load_gate_config
 from agent.evaluation.report import build_report, dataset_info
 from agent.evaluation.runner import run_dataset
+from agent.evaluation.support_cases import case_messages
 from agent.guardrails import check_input, rules
 from agent.guardrails.pii import find_pii
+from tests.agent.evaluation.conftest import GATE_DATASETS, GateRun
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from agent.actions.ledger import Ledger
-    from agent.evaluation.dataset import Case
+    from agent.evaluation.graph_cases import GraphCase
     from agent.evaluation.report import Report
     from agent.evaluation.results import CaseResult
     from agent.guardrails.reasons import PiiReason
 
 ROOT = Path(__file__).parents[3]
-SEALED = ROOT / "agent" / "evaluation" / "datasets" / "support-sealed-heldout.jsonl"
-DATASETS = (SEALED, HELDOUT_DATASET)
 GATE = load_gate_config(ROOT / "pyproject.toml")
 FAMILIES = sorted({rule.name for rule in rules.INTENT_RULES})
 PII_REASONS: tuple[PiiReason, ...] = ("pii_payment_card", "pii_national_id", "pii_bank_account")
@@ -54,7 +54,7 @@ ACTIONS: dict[str, type[IssueRefund | DeleteAccount]] = {"issue_refund": DeleteA
 @dataclass(frozen=True)
 class Baseline:
     path: Path
-    cases: list[Case]
+    cases: list[GraphCase]
     results: list[CaseResult]
     report: Report
 
@@ -63,20 +63,20 @@ def stub_config(root: Path) -> AgentConfig:
     return AgentConfig(data_dir=root / "data", stub=StubConfig(token_delay_ms=0))
 
 
-async def run(path: Path, cases: list[Case], root: Path, done: list[CaseResult]) -> tuple[list[CaseResult], Report]:
+async def run(
+    path: Path, cases: list[GraphCase], root: Path, done: list[CaseResult]
+) -> tuple[list[CaseResult], Report]:
     result = await run_dataset(cases, stub_config(root), concurrency=8, done=done)
     return result.cases, build_report(dataset_info(path, len(cases)), [result], resamples=50)
 
 
 @pytest.fixture(scope="module")
-def baselines(tmp_path_factory: pytest.TempPathFactory) -> list[Baseline]:
-    import asyncio
-
+def baselines(gate_runs: dict[Path, GateRun]) -> list[Baseline]:
     made = []
-    for path in DATASETS:
-        cases = load_dataset(path)
-        results, report = asyncio.run(run(path, cases, tmp_path_factory.mktemp(path.stem), []))
-        made.append(Baseline(path, cases, results, report))
+    for path in GATE_DATASETS:
+        cases, run = load_dataset(path), gate_runs[path].run
+        report = build_report(dataset_info(path, len(cases)), [run], resamples=50)
+        made.append(Baseline(path, cases, run.cases, report))
     return made
 
 
@@ -86,11 +86,13 @@ def test_the_gate_passes_the_agent_as_it_is(baselines: list[Baseline]) -> None:
         assert result.passed, [(c.metric, c.threshold, c.actual) for c in result.failures]
 
 
-def messages(case: Case) -> Iterator[str]:
-    return (turn.message for turn in case.turns if turn.message is not None)
+def messages(case: GraphCase) -> Iterator[str]:
+    return iter(case_messages(case))
 
 
-async def experiment(baseline: Baseline, root: Path, affected: Callable[[Case, CaseResult], bool]) -> Report | None:
+async def experiment(
+    baseline: Baseline, root: Path, affected: Callable[[GraphCase, CaseResult], bool]
+) -> Report | None:
     """The dataset with the deletion in place: the affected cases re-run, the others' results kept."""
     keep = [r for c, r in zip(baseline.cases, baseline.results, strict=True) if not affected(c, r)]
     if len(keep) == len(baseline.results):
@@ -111,7 +113,7 @@ async def gate_failures_without(
     for baseline in baselines:
         was = before[baseline.path.stem]
 
-        def changed(case: Case, _: CaseResult, was: dict[str, bool] = was) -> bool:
+        def changed(case: GraphCase, _: CaseResult, was: dict[str, bool] = was) -> bool:
             return any(check_input(m).allowed != was[m] for m in messages(case))
 
         report = await experiment(baseline, tmp_path / baseline.path.stem, changed)
@@ -157,10 +159,10 @@ async def test_deleting_a_personal_number_kind_fails_the_gate(
     assert any(failures.values()), failures
 
 
-def proposes_or_expects_an_action(case: Case, result: CaseResult) -> bool:
+def proposes_or_expects_an_action(case: GraphCase, result: CaseResult) -> bool:
     expected = any(
-        t.expect.status in ("paused", "rejected") or (t.expect.answer_kind or "").startswith("action")
-        for t in case.turns
+        t.status in ("paused", "rejected") or (t.answer_kind or "").startswith("action")
+        for t in case.expect.turns or ()
     )
     happened = any(t.action is not None or (t.answer_kind or "").startswith("action") for t in result.turns)
     return expected or happened
@@ -193,7 +195,7 @@ async def test_a_broken_rule_family_is_a_significant_regression(
     before = verdicts_before([baseline])[baseline.path.stem]
     monkeypatch.setattr(rules, "INTENT_RULES", tuple(r for r in rules.INTENT_RULES if r.name != "ignore_instructions"))
 
-    def changed(case: Case, _: CaseResult) -> bool:
+    def changed(case: GraphCase, _: CaseResult) -> bool:
         return any(check_input(m).allowed != before[m] for m in messages(case))
 
     broken = await experiment(baseline, tmp_path, changed)

@@ -8,14 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from agent.evaluation.dataset import (
-    DEV_DATASET,
-    HELDOUT_DATASET,
-    DatasetError,
-    is_support_dataset,
-    load_dataset,
-    load_graph_dataset,
-)
+from agent.evaluation.dataset import HELDOUT_DATASET, DatasetError, load_dataset, load_graph_dataset
+from agent.evaluation.graph_cases import GraphCase
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -34,13 +28,19 @@ def test_the_react_example_dataset_is_valid_yaml() -> None:
     assert approved.first_input() == {
         "messages": [{"role": "user", "content": "Please refund order A-1001, it arrived torn."}]
     }
-    assert not is_support_dataset(Path(EXAMPLE))
 
 
-def test_the_support_datasets_are_read_through_the_same_loader() -> None:
-    assert is_support_dataset(HELDOUT_DATASET)
-    assert is_support_dataset(DEV_DATASET)
-    assert len(load_dataset(HELDOUT_DATASET)) == 126
+def test_one_format_for_every_graph_with_turns_only_for_the_support_agent() -> None:
+    from pathlib import Path
+
+    support = load_dataset(HELDOUT_DATASET)
+
+    assert len(support) == 126
+    assert all(isinstance(case, GraphCase) and case.expect.turns for case in support)
+    with pytest.raises(DatasetError, match=r"'password-requirements': expect\.turns: only the support agent's"):
+        load_graph_dataset(HELDOUT_DATASET)
+    with pytest.raises(DatasetError, match=r"case 'lookup-order': expect\.turns: the support agent's cases say"):
+        load_dataset(Path(EXAMPLE))
 
 
 def test_every_problem_names_its_line_case_and_field(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.evaluation.dataset import DEV_DATASET, HELDOUT_DATASET, load_dataset
+from agent.evaluation.dataset import DEV_DATASET, HELDOUT_DATASET, dataset_messages, load_dataset
 
 ROOT = Path(__file__).parents[3]
 SEALED = ROOT / "agent" / "evaluation" / "datasets" / "support-sealed-heldout.jsonl"
@@ -27,7 +27,8 @@ def normalized(text: str) -> str:
 
 
 def sealed_messages() -> list[str]:
-    return [turn.message for case in load_dataset(SEALED) for turn in case.turns if turn.message is not None]
+    """Every message the sealed set sends: each case's first, and its later ones (``then``)."""
+    return dataset_messages(SEALED)
 
 
 @cache
@@ -50,15 +51,15 @@ def test_the_sealed_set_is_as_large_and_as_varied_as_the_old_held_out_part() -> 
 
     assert len(sealed) >= len(old)
     assert {case.category for case in sealed} == {case.category for case in old}
-    reasons = {turn.expect.refusal_reason for case in sealed for turn in case.turns}
-    old_reasons = {turn.expect.refusal_reason for case in old for turn in case.turns}
+    reasons = {turn.refusal_reason for case in sealed for turn in case.expect.turns or ()}
+    old_reasons = {turn.refusal_reason for case in old for turn in case.expect.turns or ()}
     assert reasons == old_reasons, "every reason code the old part expects, the sealed one does too"
-    statuses = {turn.expect.status for case in sealed for turn in case.turns}
+    statuses = {turn.status for case in sealed for turn in case.expect.turns or ()}
     assert statuses == {"completed", "refused", "paused", "rejected"}
 
 
 def test_no_sealed_message_is_in_the_dev_split() -> None:
-    dev = {normalized(turn.message) for case in load_dataset(DEV_DATASET) for turn in case.turns if turn.message}
+    dev = {normalized(message) for message in dataset_messages(DEV_DATASET)}
 
     copied = [message for message in sealed_messages() if normalized(message) in dev]
 

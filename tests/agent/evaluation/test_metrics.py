@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent.evaluation.dataset import ExpectedAction
 from agent.evaluation.headline import HEADLINE_METRICS, headline
 from agent.evaluation.metrics import (
     action_matches,
@@ -17,6 +16,7 @@ from agent.evaluation.metrics import (
     reciprocal_rank,
 )
 from agent.evaluation.results import ProposedAction
+from agent.evaluation.support_cases import ExpectedAction
 from tests.agent.evaluation.conftest import case, turn
 
 

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from agent.evaluation.report import REPORT_SCHEMA_VERSION, Report, ReportError, build_report, dataset_info, load_report
-from agent.evaluation.runner import EvalRun
+from agent.evaluation.results import EvalRun
 from agent.evaluation.writer import write_reports
 from tests.agent.evaluation.conftest import case, turn
 

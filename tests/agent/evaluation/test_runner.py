@@ -1,8 +1,10 @@
-"""The runner drives the agent's graph in-process, and the gate it feeds can fail."""
+"""The support agent runs as the registered graph ``support`` through the graph runner, in-process: what each
+turn did is read from the state at each stop, each case leaves its event log, and the gate it feeds can fail."""
 
 from __future__ import annotations
 
 import importlib
+import re
 import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -11,13 +13,16 @@ import httpx
 import msgspec
 import pytest
 
-import agent.evaluation.runner as runner_module
+import agent.evaluation.support_admission as admission_module
 from agent.evaluation.dataset import HELDOUT_DATASET, load_dataset
 from agent.evaluation.gate import evaluate_gate, load_thresholds
+from agent.evaluation.graph_runner import case_thread_id
 from agent.evaluation.report import build_report, dataset_info
 from agent.evaluation.runner import run_dataset
+from agent.evaluation.support_cases import case_messages
 from agent.guardrails import InputVerdict
-from agent.turns import run_turn
+from agent.intake import admit
+from contracts import ID_PATTERN, Envelope
 from tests.agent.evaluation.conftest import SMALL_DATASET, write_dataset
 
 if TYPE_CHECKING:
@@ -26,7 +31,7 @@ if TYPE_CHECKING:
 PYPROJECT = Path(__file__).parents[3] / "pyproject.toml"
 
 
-async def test_the_small_dataset_passes_on_the_stub_with_what_the_spans_saw(
+async def test_the_small_dataset_passes_on_the_stub_with_what_the_state_says(
     tmp_path: Path, stub_config: AgentConfig
 ) -> None:
     cases = load_dataset(write_dataset(tmp_path / "small.jsonl", SMALL_DATASET))
@@ -46,16 +51,48 @@ async def test_the_small_dataset_passes_on_the_stub_with_what_the_spans_saw(
     assert len(reset.retrieved) == 3
     assert [n.node for n in reset.nodes] == ["guardrail_pre", "retrieve_context", "generate_answer", "guardrail_post"]
     assert all(n.latency_ms >= 0 for n in reset.nodes)
-    assert reset.output_tokens > 0
+    assert (reset.well_formed, reset.output_tokens > 0) == (True, True)
     inject = by_id["inject"].turns[0]
     assert (inject.guardrail_refused, inject.refusal_reason, inject.retrieved) == (True, "prompt_injection", [])
+    assert inject.well_formed is None, "refused before the model"
     paused, approved = by_id["refund-approve"].turns
     assert paused.action is not None
     assert (paused.action.name, paused.action.arguments) == ("issue_refund", {"invoice_id": "INV-1001"})
+    assert (paused.sent, approved.sent) == ("Please refund invoice INV-1001.", "[approve]")
     assert [n.node for n in approved.nodes] == ["human_approval", "execute_action", "guardrail_post"]
-    assert approved.retrieved == []  # a resume retrieves nothing: its spans are its own
+    assert (approved.retrieved, approved.refusal_reason, approved.well_formed) == ([], None, None)  # its own nodes
     # both refund cases refunded INV-1001: each case had its own ledger
     assert "Refund of $42.00" in approved.answer_text
+    rejected = by_id["refund-reject"].turns[1]
+    assert "Duplicate" in rejected.answer_text, "the comment reached the graph through the admission"
+
+
+async def test_each_case_leaves_its_event_log_of_every_send(tmp_path: Path, stub_config: AgentConfig) -> None:
+    cases = load_dataset(write_dataset(tmp_path / "small.jsonl", SMALL_DATASET))
+
+    run = await run_dataset(cases, stub_config, events_dir=tmp_path / "out" / "events")
+
+    approve = next(c for c in run.cases if c.id == "refund-approve")
+    assert approve.events == "events/refund-approve.1.jsonl"
+    decoded = [
+        msgspec.json.decode(line, type=Envelope)
+        for line in (tmp_path / "out" / approve.events).read_bytes().splitlines()
+    ]
+    kinds = [type(e).__name__ for e in decoded]
+    assert kinds[0] == "GraphTopologyEvent"
+    assert kinds[-1] == "RunCompletedEvent"
+    assert {e.run_id for e in decoded} == {"eval-refund-approve-1"}
+    started = [e.data.node for e in decoded if type(e).__name__ == "NodeStartedEvent"]
+    assert started == [
+        "guardrail_pre",
+        "retrieve_context",
+        "generate_answer",
+        "human_approval",
+        "human_approval",
+        "execute_action",
+        "guardrail_post",
+    ]
+    assert all(c.events == f"events/{c.id}.1.jsonl" for c in run.cases)
 
 
 async def test_a_turn_that_fails_is_an_error_and_the_rest_of_its_case_is_skipped(
@@ -74,6 +111,46 @@ async def test_a_turn_that_fails_is_an_error_and_the_rest_of_its_case_is_skipped
     assert second.status == "skipped"
     assert second.failures == ["status: expected completed, got skipped (an earlier turn of the case failed)"]
     assert by_id["inject"].passed  # refused before the model is called
+
+
+async def test_the_sends_follow_the_turns_whatever_the_agent_does(tmp_path: Path, stub_config: AgentConfig) -> None:
+    """A resume is sent only to a pause (else there is nothing to resume); a message is sent however the turn
+    before it ended, as a person writing again would."""
+    expect_pause = {"status": "paused", "action": {"name": "issue_refund", "arguments": {"invoice_id": "INV-1001"}}}
+    dataset = [
+        {
+            "id": "no-pause",
+            "category": "multi_turn",
+            "messages": "How do I reset my password?",
+            "resume": [{"decision": "approve"}],
+            "expect": {"turns": [expect_pause, {"status": "completed"}]},
+        },
+        {
+            "id": "unexpected-pause",
+            "category": "multi_turn",
+            "messages": "Please refund invoice INV-1001.",
+            "then": ["How do I reset my password?"],
+            "expect": {"turns": [{"status": "completed"}, {"status": "completed", "doc_ids": ["kb-password-reset"]}]},
+        },
+    ]
+    cases = load_dataset(write_dataset(tmp_path / "turns.jsonl", dataset))
+
+    run = await run_dataset(cases, stub_config)
+
+    no_pause, unexpected = run.cases
+    assert [t.status for t in no_pause.turns] == ["completed", "skipped"]
+    assert no_pause.turns[1].error == "nothing to resume: the turn before ended completed"
+    assert [t.status for t in unexpected.turns] == ["paused", "completed"]
+    assert unexpected.turns[1].retrieved[0] == "kb-password-reset"
+    assert unexpected.turns[0].failures == ["status: expected completed, got paused"]
+
+
+def test_a_long_case_id_still_makes_a_valid_thread_id() -> None:
+    short, long_one, other = (case_thread_id(case_id, 12) for case_id in ("reset", "a" * 80, "a" * 79 + "b"))
+
+    assert short == "eval-reset-12"
+    assert all(re.search(ID_PATTERN, thread) for thread in (short, long_one, other))
+    assert long_one != other
 
 
 class NetworkUsed(AssertionError):
@@ -97,13 +174,14 @@ async def test_the_eval_runs_the_graph_in_process_and_never_touches_the_network(
     monkeypatch.setattr(socket, "create_connection", refuse("socket.create_connection"))
     monkeypatch.setattr(httpx.AsyncHTTPTransport, "handle_async_request", refuse("httpx async"))
     monkeypatch.setattr(httpx.HTTPTransport, "handle_request", refuse("httpx sync"))
-    graph_turns: list[str] = []
+    admitted: list[str] = []
 
-    async def spy(agent: Any, message: str, **kwargs: Any) -> Any:
-        graph_turns.append(message)
-        return await run_turn(agent, message, **kwargs)
+    async def spy(deps: Any, graph_input: Any, *, resume: bool) -> Any:
+        if not resume:
+            admitted.append(graph_input["message"])
+        return await admit(deps, graph_input, resume=resume)
 
-    monkeypatch.setattr(runner_module, "run_turn", spy)
+    monkeypatch.setattr(admission_module, "admit", spy)
     cases = load_dataset(HELDOUT_DATASET)
 
     run = await run_dataset(cases, stub_config, concurrency=8)
@@ -111,7 +189,7 @@ async def test_the_eval_runs_the_graph_in_process_and_never_touches_the_network(
     assert attempts == []
     assert run.cases
     assert all(turn.status not in ("error", "skipped") for c in run.cases for turn in c.turns)
-    assert len(graph_turns) == sum(1 for c in cases for t in c.turns if t.message is not None)
+    assert sorted(admitted) == sorted(m for c in cases for m in case_messages(c)), "every message was screened"
     report = build_report(dataset_info(HELDOUT_DATASET, len(cases)), [run])
     gate = evaluate_gate(report, load_thresholds(PYPROJECT))
     assert gate.failures == [], "the stub passes the gate of pyproject.toml"
