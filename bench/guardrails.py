@@ -11,13 +11,12 @@ It prints a markdown table of microseconds per message (p50, p99, max) for both.
 
 from __future__ import annotations
 
-import json
 import re
 import statistics
 import time
 from typing import TYPE_CHECKING
 
-from agent.evaluation.dataset import DEV_DATASET, HELDOUT_DATASET
+from agent.evaluation.dataset import DEV_DATASET, HELDOUT_DATASET, dataset_messages
 from agent.guardrails import check_input
 
 if TYPE_CHECKING:
@@ -31,11 +30,7 @@ _BASELINE = re.compile(r"\bignore\b.{0,40}\binstructions\b", re.IGNORECASE)
 
 
 def messages() -> list[str]:
-    found = [LONG]
-    for path in (DEV_DATASET, HELDOUT_DATASET):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            found += [turn["message"] for turn in json.loads(line)["turns"] if "message" in turn]
-    return found
+    return [LONG, *dataset_messages(DEV_DATASET), *dataset_messages(HELDOUT_DATASET)]
 
 
 def per_message_us(check: Callable[[str], object], texts: list[str]) -> list[float]:
