@@ -49,8 +49,9 @@ class GenAITracer(BaseCallbackHandler):
         self.capture_content = gen_ai.capture_message_content() if capture_content is None else capture_content
         self._parents: dict[UUID, UUID | None] = {}
         self._spans: dict[UUID, Span] = {}
-        self.runs: list[Span] = []
-        """The ``invoke_agent`` spans started, in order: what an eval's scores are attached to."""
+        self.last_run: Span | None = None
+        """The latest ``invoke_agent`` span started: what an eval case's scores are attached to. Only the latest:
+        a server's tracer sees every run of the process, and must not keep them."""
 
     def span_of(self, run_id: UUID | None) -> Span | None:
         """The span of ``run_id`` or of its nearest ancestor that has one."""
@@ -99,7 +100,7 @@ class GenAITracer(BaseCallbackHandler):
         if thread_id is not None:
             attrs[gen_ai.CONVERSATION_ID] = str(thread_id)
         self._start(f"invoke_agent {agent}", run_id, None, SpanKind.INTERNAL, attrs)
-        self.runs.append(self._spans[run_id])
+        self.last_run = self._spans[run_id]
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._end(run_id)

@@ -47,7 +47,7 @@ class CaseTrace:
     async def close(self, result: CaseResult | GraphRecord) -> None:
         """Write the case's scores into the trace, close its model client and flush its spans."""
         try:
-            evaluated = self._runs.runs[-1] if self._runs is not None and self._runs.runs else None
+            evaluated = self._runs.last_run if self._runs is not None else None
             record_evaluations(
                 self.provider.get_tracer(TRACER_NAME),
                 evaluated,

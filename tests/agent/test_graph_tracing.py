@@ -144,3 +144,16 @@ async def test_any_graphs_run_model_calls_and_tools_follow_the_conventions() -> 
             assert attributes["gen_ai.tool.call.id"]
     run = next(span for span in finished if span.name == "invoke_agent react_agent")
     assert (run.attributes or {})["gen_ai.conversation.id"] == "t-1"
+
+
+async def test_a_tracer_keeps_nothing_of_the_runs_it_traced(agent: Agent, tracer_provider: TracerProvider) -> None:
+    """A server's tracer sees every run of the process for as long as it serves: a run that ended, or paused for
+    a person, leaves nothing behind in it (it held on to every run's span once: ~3 KB per paused run)."""
+    with tracing_to(tracer_provider) as tracer:
+        for number in range(20):
+            await run_turn(agent, "How do I reset my password?", session_id=f"s_{number}", run_id=f"r_a{number}")
+            await run_turn(agent, "Please refund invoice INV-1001.", session_id=f"s_p{number}", run_id=f"r_p{number}")
+
+    assert tracer.last_run is not None, "the latest run is what an eval case's scores go to"
+    assert (len(tracer._spans), len(tracer._parents)) == (0, 0)
+    assert [name for name, value in vars(tracer).items() if isinstance(value, (dict, list, set)) and value] == []
