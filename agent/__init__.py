@@ -22,7 +22,7 @@ from agent.errors import AgentError
 from agent.events import STREAM_MODES, StreamTranslator, read_topology
 from agent.graph import NODE_LABELS, build_graph
 from agent.graph_tracing import for_every_task
-from agent.intake import admit, carries_personal_data, message_text
+from agent.intake import admit, carries_personal_data, message_text, support_decision, support_message
 from agent.log_privacy import configured_secrets, install_log_redaction
 from agent.response import chat_response, pending_approval
 from agent.runtime import Agent, open_agent
@@ -69,5 +69,7 @@ __all__ = (
     "redact_url",
     "resume_turn",
     "run_turn",
+    "support_decision",
+    "support_message",
     "thread_config",
 )

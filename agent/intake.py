@@ -26,7 +26,46 @@ if TYPE_CHECKING:
     from agent.guardrails import InputVerdict
     from agent.state import AgentState, PrincipalState, ScreenState
 
-__all__ = ("admit", "admit_decision", "admit_message", "carries_personal_data", "message_text", "screen_message")
+__all__ = (
+    "admit",
+    "admit_decision",
+    "admit_message",
+    "carries_personal_data",
+    "message_text",
+    "screen_message",
+    "support_decision",
+    "support_message",
+)
+
+_USER_ROLES = frozenset({"user", "human"})
+_DECISIONS = frozenset({"approve", "reject"})
+
+
+def support_message(graph_input: Any) -> str | None:
+    """The turn's message in an input of the support agent's graph, as the Agent Protocol and the eval give it:
+    ``{"message": ...}``, or the newest user message of ``{"messages": [...]}``; None when it carries none."""
+    if not isinstance(graph_input, dict):
+        return None
+    message = graph_input.get("message")
+    if isinstance(message, str) and message.strip():
+        return message
+    for entry in reversed(graph_input.get("messages") or []):
+        if isinstance(entry, dict) and (entry.get("role") in _USER_ROLES or entry.get("type") in _USER_ROLES):
+            content = entry.get("content")
+            if isinstance(content, str) and content.strip():
+                return content
+    return None
+
+
+def support_decision(value: Any) -> tuple[str, str | None] | None:
+    """The decision and comment of a value resuming the support agent's graph (``{"decision": "approve" |
+    "reject", "comment": ...}``); None when it is not one (no such decision, or a comment that is not text)."""
+    if not isinstance(value, dict) or value.get("decision") not in _DECISIONS:
+        return None
+    comment = value.get("comment")
+    if comment is not None and not isinstance(comment, str):
+        return None
+    return str(value["decision"]), comment
 
 
 async def admit(deps: AgentDeps, graph_input: Mapping[str, Any], *, resume: bool) -> AgentState | Command[Any]:

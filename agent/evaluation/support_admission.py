@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 from langgraph.types import Command
 
 from agent.evaluation.graph_runner import eval_id
-from agent.evaluation.support_cases import support_decision, support_message
 from agent.graphs.registry import SUPPORT_DESCRIPTION, SUPPORT_GRAPH_ID, RegisteredGraph
-from agent.intake import admit
+from agent.intake import admit, support_decision, support_message
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import msgspec
 
 from agent.guardrails import RefusalReason
+from agent.intake import support_decision, support_message
 from contracts import AnswerKind, TurnStatus
 
 if TYPE_CHECKING:
@@ -31,8 +32,6 @@ __all__ = (
     "TurnExpect",
     "TurnKind",
     "case_messages",
-    "support_decision",
-    "support_message",
     "turn_kinds",
     "turn_problems",
 )
@@ -54,8 +53,6 @@ CASE_CATEGORIES: tuple[str, ...] = get_args(CaseCategory)
 MAX_MESSAGE_CHARS = 4000
 """The longest message a turn may carry, as ``POST /chat`` allows."""
 TurnKind = Literal["message", "resume"]
-_USER_ROLES = frozenset({"user", "human"})
-_DECISIONS = frozenset({"approve", "reject"})
 
 
 class ExpectedAction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -90,32 +87,6 @@ def turn_kinds(turns: Sequence[TurnExpect]) -> list[TurnKind]:
     return ["resume" if index and turns[index - 1].status == "paused" else "message" for index in range(len(turns))]
 
 
-def support_message(graph_input: Any) -> str | None:
-    """The turn's message in a support agent's input: ``{"message": ...}``, or the newest user message of
-    ``{"messages": [...]}`` (as the service's Agent Protocol runs read it); None when there is none."""
-    if not isinstance(graph_input, dict):
-        return None
-    if isinstance(graph_input.get("message"), str):
-        return str(graph_input["message"])
-    said = [m.get("content") for m in graph_input.get("messages") or () if isinstance(m, dict) and _by_user(m)]
-    return said[-1] if said and isinstance(said[-1], str) else None
-
-
-def _by_user(message: dict[str, Any]) -> bool:
-    return message.get("role") in _USER_ROLES or message.get("type") in _USER_ROLES
-
-
-def support_decision(value: Any) -> tuple[str, str | None] | None:
-    """The decision and comment of a value resuming the support agent (``{"decision": "approve" | "reject",
-    "comment": ...}``); None when it is not one."""
-    if not isinstance(value, dict) or value.get("decision") not in _DECISIONS or set(value) - {"decision", "comment"}:
-        return None
-    comment = value.get("comment")
-    if comment is not None and not isinstance(comment, str):
-        return None
-    return str(value["decision"]), comment
-
-
 def case_messages(case: GraphCase) -> list[str]:
     """The messages a support case sends, in order (its first input's, then each of ``then``)."""
     inputs = [case.first_input(), *case.then]
@@ -147,7 +118,7 @@ def turn_problems(case: GraphCase) -> list[str]:
                 "no doc_ids/refusal_reason"
             )
     for index, value in enumerate(case.resume):
-        if support_decision(value) is None:
+        if support_decision(value) is None or set(value) - {"decision", "comment"}:
             problems.append(
                 f"resume[{index}]: the support agent is resumed with {{decision: approve | reject, comment: text}}, "
                 f"got {value!r}"

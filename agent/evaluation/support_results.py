@@ -23,7 +23,8 @@ from agent.evaluation.checks import turn_failures
 from agent.evaluation.records import Check
 from agent.evaluation.results import CaseResult, NodeTiming, ProposedAction, TurnResult
 from agent.evaluation.scorers import register_scorer
-from agent.evaluation.support_cases import TurnExpect, TurnKind, case_messages, support_decision, turn_kinds
+from agent.evaluation.support_cases import TurnExpect, TurnKind, case_messages, turn_kinds
+from agent.intake import support_decision
 
 if TYPE_CHECKING:
     from agent.evaluation.graph_cases import GraphCase

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent import support_decision, support_message
 from agent.graphs import SUPPORT_GRAPH_ID, parse_modes
 from api.exceptions import RunRequestInvalid, UnknownAssistant
-from api.runs.graph_inputs import support_decision, support_message
 from api.runs.log.records import GraphRun
 
 if TYPE_CHECKING:

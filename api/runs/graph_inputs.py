@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent import admit
+from agent import admit, support_decision, support_message
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -21,9 +21,7 @@ if TYPE_CHECKING:
     from api.runs.log.records import GraphRun
     from api.runs.run import Run
 
-__all__ = ("graph_run_config", "support_admission", "support_decision", "support_message")
-
-_USER_ROLES = frozenset({"user", "human"})
+__all__ = ("graph_run_config", "support_admission")
 
 
 def graph_run_config(run: Run, options: GraphRun) -> RunnableConfig:
@@ -39,29 +37,6 @@ def graph_run_config(run: Run, options: GraphRun) -> RunnableConfig:
     config["configurable"] = {**config.get("configurable", {}), **names}
     config["metadata"] = {**config.get("metadata", {}), **options.metadata, **names}
     return config  # type: ignore[return-value]  # a RunnableConfig is this dict
-
-
-def support_message(graph_input: Any) -> str | None:
-    """The turn's message in an Agent Protocol input for the support agent; None when it carries none."""
-    if not isinstance(graph_input, dict):
-        return None
-    message = graph_input.get("message")
-    if isinstance(message, str) and message.strip():
-        return message
-    for entry in reversed(graph_input.get("messages") or []):
-        if isinstance(entry, dict) and (entry.get("role") in _USER_ROLES or entry.get("type") in _USER_ROLES):
-            content = entry.get("content")
-            if isinstance(content, str) and content.strip():
-                return content
-    return None
-
-
-def support_decision(resume: Any) -> tuple[str, str | None] | None:
-    """The decision and comment of a resume value for the support agent; None when it is not one."""
-    if not isinstance(resume, dict) or resume.get("decision") not in ("approve", "reject"):
-        return None
-    comment = resume.get("comment")
-    return resume["decision"], comment if isinstance(comment, str) else None
 
 
 def support_admission(

@@ -19,7 +19,8 @@ from agent.evaluation.dataset import (
     load_dataset,
     resolve_dataset,
 )
-from agent.evaluation.support_cases import ExpectedAction, case_messages, support_decision
+from agent.evaluation.support_cases import ExpectedAction, case_messages
+from agent.intake import support_decision
 from agent.knowledge import load_bundled_corpus
 from tests.agent.evaluation.conftest import SMALL_DATASET, write_dataset
 
