@@ -6,21 +6,27 @@ out only once nothing that can still follow could make it part of a personal num
 
 - text is split into tokens at whitespace, read as ``agent.guardrails`` reads numbers (``fold_numbers``:
   other scripts' digits, look-alike letters, invisible characters);
-- the last token is held while it may still grow; a token before it is held while it may belong to one number
-  with what follows (it has a digit, or it is as short as an IBAN's letter group) and the gap to the next held
-  token is one a number may span (at most three blanks, no line break). A longer word without a digit, a line
-  break or a wider gap ends every number, key and password value, so what stands before it is final;
+- the last token is held while it may still grow; a token before it is held while it may stand inside one
+  number with what follows, and the gap to the next held token is one a number may span (at most three
+  blanks, no line break). A token may stand inside a number if it has a digit, if it is as short as an IBAN's
+  letter group, or if it is nothing but an IBAN's letter groups and the separators that join them
+  (``AAAA.AAAA``, ``-WEST``, a group of any length with invisible characters inside); or inside a private
+  key's header if it is a word of capitals or ends in ``-----BEGIN``. Any other word, a line break or a wider
+  gap ends every number, key and key header, so what stands before it is final;
 - what is let out is redacted in a window that reaches ``_LOOKBACK`` characters back, so a password phrase
-  or a number's start just before the boundary is read with it.
+  or a number's start just before the boundary is read with it. In what was let out, a run of four blanks or
+  more (spaces, tabs, line breaks) is kept as one line break, which every pattern reads the same way: a
+  password phrase is read with its value however many blank lines stand between them.
 
 Words that may each belong to a number (a run of ``tok``, ``a``, ``12``) would by those rules be held to the
 message's end, and every piece would read them all again. So the hold is bounded too: once more than
 ``_LOOKBACK`` visible characters stand behind the last word, the redactor looks for a word start ``B`` at
 least that far behind it where redacting the text around ``B`` whole gives the same as redacting each side of
-``B`` apart. No personal number, key or password phrase is longer than ``_LOOKBACK`` visible characters, so
-one that crossed ``B`` would be in that window, whole, and the two readings would differ; when they agree,
-what is before ``B`` is let out. Only ``_LOOKBACK`` visible characters before what is let out are kept (the
-windows' context), so each piece costs the piece and a few windows, however long the message.
+``B`` apart. No personal number, key or password phrase (its long gaps shortened), nor a private key's header
+of the usual words, is longer than ``_LOOKBACK`` visible characters, so one that crossed ``B`` would be in
+that window, whole, and the two readings would differ; when they agree, what is before ``B`` is let out. Only
+``_CONTEXT`` visible characters before what is let out are kept (the windows' context), so each piece costs
+the piece and a few windows, however long the message.
 
 The message's last piece lets everything out. The pieces let out, joined, are the whole text redacted.
 """
@@ -45,6 +51,12 @@ _HARD_GAP = re.compile(r"[^ \t]|[ \t]{4}")
 """In a gap between two tokens: what no number spans (a line break, more than three blanks)."""
 _SHORT_GROUP = 4
 _DIGIT = re.compile(r"[0-9]")
+_NOT_IN_AN_IBAN = re.compile(r"[^A-Za-z\x00/_.,-]|(?<![A-Za-z\x00])[A-Za-z]{5,}(?![A-Za-z\x00])")
+"""What a token without a digit cannot hold if it stands inside an IBAN, which has letter groups of four (or of any
+size with invisible characters inside) joined by separators: another character, a longer group."""
+_KEY_HEADER_WORD = re.compile(r"[A-Z]+|.*-----BEGIN")
+"""A token a private key's header (``-----BEGIN RSA PRIVATE KEY-----``) may go on after."""
+_LONG_GAP = re.compile(r"[ \t\n\r]{4,}")
 _BLANKS = " \t\n\r"
 """Every blank ``fold_numbers`` leaves (it reads other spaces and control characters as these or ``MARK``)."""
 
@@ -85,11 +97,19 @@ class _Text:
         self.last_word, self.joined = words[-1].start(), joined
         return max(joined, self.released)
 
-    def forget_before(self, position: int) -> None:
-        self.text, self.folded = self.text[position:], self.folded[position:]
-        self.released -= position
-        self.last_word = max(0, self.last_word - position)
-        self.joined = max(0, self.joined - position)
+    def release(self, end: int) -> None:
+        """Let out what is before ``end``: keep ``_CONTEXT`` visible characters of it, its long gaps shortened
+        (those let out before were, so a long gap reaching into this part starts at most three before it)."""
+        shift = 0
+        if _LONG_GAP.search(self.folded, max(0, self.released - 3), end):
+            text, folded = _shortened(self.text, self.folded, end), _shortened(self.folded, self.folded, end)
+            self.text, self.folded = text + self.text[end:], folded + self.folded[end:]
+            shift, end = end - len(folded), len(folded)
+        kept = _back(self.folded, end, _CONTEXT)
+        self.text, self.folded = self.text[kept:], self.folded[kept:]
+        self.released = end - kept
+        self.last_word = max(self.released, self.last_word - shift - kept)
+        self.joined = max(self.released, self.joined - shift - kept)
 
 
 class PiecewiseRedactor:
@@ -108,15 +128,18 @@ class PiecewiseRedactor:
         end = len(text) if last else max(held.final_end(), _bounded_end(text, folded, start))
         if last:
             del self._texts[key]
+        elif end > start:
+            held.release(end)
         if end <= start:
             return ""
         window = _back(folded, start, _LOOKBACK)
         before = redact(text[window:start])
         after = redact(text[window:end])
-        released = after[len(before) :] if after.startswith(before) else redact(text[start:end])
-        held.released = end
-        held.forget_before(_back(folded, end, _CONTEXT))
-        return released
+        if after.startswith(before):
+            return after[len(before) :]
+        # A mask reaching back into what was let out is what the rules above exclude; if one did, the mask is
+        # let out again rather than the rest of the number.
+        return after[_alike(before, after) :]
 
     @property
     def holding(self) -> int:
@@ -130,7 +153,27 @@ class PiecewiseRedactor:
 
 
 def _may_join(token: str) -> bool:
-    return bool(_DIGIT.search(token)) or len(token.replace(MARK, "")) <= _SHORT_GROUP
+    """Whether ``token`` (folded) may stand inside a number or a key's header that goes on after it."""
+    if _DIGIT.search(token) or len(token.replace(MARK, "")) <= _SHORT_GROUP or _KEY_HEADER_WORD.fullmatch(token):
+        return True
+    return _NOT_IN_AN_IBAN.search(token) is None
+
+
+def _alike(before: str, after: str) -> int:
+    """How many characters ``before`` and ``after`` start with alike."""
+    pairs = enumerate(zip(before, after, strict=False))
+    return next((index for index, (old, new) in pairs if old != new), min(len(before), len(after)))
+
+
+def _shortened(text: str, folded: str, end: int) -> str:
+    """``text[:end]`` with each of ``folded``'s long gaps there as one line break."""
+    parts: list[str] = []
+    cursor = 0
+    for gap in _LONG_GAP.finditer(folded, 0, end):
+        parts += [text[cursor : gap.start()], "\n"]
+        cursor = gap.end()
+    parts.append(text[cursor:end])
+    return "".join(parts)
 
 
 def _bounded_end(text: str, folded: str, start: int) -> int:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessageChunk
 
@@ -24,6 +25,8 @@ SECRETS = [
     "my password is Tr0ub4dor&3 and nothing else",
     "use sk-proj-abcdefghijklmnopqrstuvwxyz012345 for the API",
     "the token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlc2ln please",
+    "my password is" + " \n" * 60 + "Tr0ub4dor&3 and nothing else",
+    "here -----BEGIN ENCRYPTED PRIVATE KEY----- MIIE",
 ]
 
 
@@ -77,8 +80,10 @@ def long_texts_with_numbers(draw: st.DrawFn) -> tuple[str, list[PlantedNumber]]:
     long enough that text is let out before the message ends, with numbers on either side of where it is."""
     parts: list[str] = []
     numbers: list[PlantedNumber] = []
-    for kind in draw(st.lists(st.sampled_from(["words", "number", "ordinary"]), min_size=4, max_size=14)):
-        if kind == "number":
+    for kind in draw(st.lists(st.sampled_from(["words", "number", "ordinary", "secret"]), min_size=4, max_size=14)):
+        if kind == "secret":
+            parts.append(draw(st.sampled_from(SECRETS)))
+        elif kind == "number":
             number = draw(personal_numbers())
             numbers.append(number)
             parts.append(number.text)
@@ -90,8 +95,32 @@ def long_texts_with_numbers(draw: st.DrawFn) -> tuple[str, list[PlantedNumber]]:
     return "".join(gap + part for gap, part in zip(gaps, parts, strict=True)).strip(), numbers
 
 
+LETTER_GROUPS_IN_ONE_WORD = (
+    "１０００ ００００ ００００ ０００８ 1900-01-01 "
+    "ＦＲ８５ ００００ ００００ ００００ ＡＡＡＡ.ＡＡＡＡ ０００ "
+    "tok 1900-01-01 １０００００００００００００００００９"
+)
+"""Found by Hypothesis: cut after ``ＡＡＡＡ.ＡＡＡＡ ０``, the IBAN's letter groups joined by a dot were read as a long
+word that ends every number, and the IBAN was let out unmasked."""
+
+
 @settings(max_examples=300, deadline=None)
 @given(drawn=long_texts_with_numbers(), cuts=st.lists(st.integers(min_value=0), max_size=80))
+@example(
+    drawn=(
+        LETTER_GROUPS_IN_ONE_WORD,
+        [
+            PlantedNumber("１０００ ００００ ００００ ０００８", "1000000000000008", "pii_payment_card"),
+            PlantedNumber(
+                "ＦＲ８５ ００００ ００００ ００００ ＡＡＡＡ.ＡＡＡＡ ０００",
+                "FR85000000000000AAAAAAAA000",
+                "pii_bank_account",
+            ),
+            PlantedNumber("１０００００００００００００００００９", "1000000000000000009", "pii_payment_card"),
+        ],
+    ),
+    cuts=[62],
+)
 def test_long_streams_let_out_early_are_the_whole_text_redacted_and_no_piece_holds_a_number(
     drawn: tuple[str, list[PlantedNumber]], cuts: list[int]
 ) -> None:
@@ -158,6 +187,34 @@ def test_prose_is_let_out_a_few_words_behind_and_a_number_once_it_cannot_grow() 
         "Your card [REDACTED CARD] is stored ",
     ]
     assert redactor.feed("message", "", last=True) == "here."
+
+
+@pytest.mark.parametrize(
+    "letters",
+    ["AAAA.AAAA", "AAAA-AAAA", "AAAA/AAAA", "AAAA_AAAA", "AAAA,AAAA", "AAAA -AAAA", "AAAA- AAAA", "AA\u200bAAAAAA"],
+)
+def test_an_ibans_letter_groups_written_as_one_word_hold_it_until_it_ends(letters: str) -> None:
+    out = let_out(re.findall(r"\s*\S+", f"Pay to FR85 0000 0000 0000 {letters} 000 today."))
+
+    assert "".join(out) == "Pay to [REDACTED ACCOUNT] today."
+    assert not [piece for piece in out if "FR85" in piece or "AAAA" in piece or "000" in piece]
+
+
+def test_a_private_key_header_streamed_word_by_word_is_masked_whole() -> None:
+    out = let_out(re.findall(r"\s*\S+", "Here is -----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXk"))
+
+    assert "".join(out) == "Here is [REDACTED KEY] b3BlbnNzaC1rZXk"
+
+
+def test_a_password_given_after_many_blank_lines_is_masked_and_they_are_let_out() -> None:
+    redactor = PiecewiseRedactor()
+
+    out = [redactor.feed("message", "my password is"), *(redactor.feed("message", "\n") for _ in range(500))]
+    out += [redactor.feed("message", " Tr0ub4dor&3"), redactor.feed("message", " ok", last=True)]
+
+    assert "".join(out) == "my password is" + "\n" * 500 + " [REDACTED] ok"
+    assert sum(map(len, out[:501])) == len("my password is") + 500
+    assert not [piece for piece in out if "Tr0ub" in piece]
 
 
 def test_a_line_break_ends_every_number_so_what_is_before_it_goes_out() -> None:
