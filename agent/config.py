@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -38,6 +39,20 @@ class StubConfig(msgspec.Struct, frozen=True, kw_only=True):
     """Pause between the stub's tokens (``HARNESS_STUB_TOKEN_DELAY_MS``)."""
     fail_after_tokens: int | None = None
     """Fault injection: the stub's stream fails after this many tokens (``HARNESS_STUB_FAIL_AFTER_TOKENS``)."""
+    temperature: float = 0.0
+    """How the stub samples (``HARNESS_STUB_TEMPERATURE``): 0, the same answer to the same prompt every time;
+    above 0, the passage it answers from and cites is drawn, rank r with probability proportional to
+    exp(-r / temperature) (``agent.llm.stub``). A call's own ``LLMParams.temperature`` is not read: the agent
+    asks every model for 0, and this setting is what an eval varies."""
+    seed: int | None = None
+    """The seed of the stub's draws (``HARNESS_STUB_SEED``); unset, a random one. Only read with a temperature
+    above 0. The eval derives each case and epoch's own seed from it (``agent.evaluation.runner``)."""
+
+    def __post_init__(self) -> None:
+        if not self.temperature >= 0 or math.isinf(self.temperature):
+            raise ConfigError(
+                f"HARNESS_STUB_TEMPERATURE must be a finite number of at least 0, got {self.temperature!r}"
+            )
 
 
 class GuardrailConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -136,6 +151,8 @@ class AgentConfig(msgspec.Struct, frozen=True, kw_only=True):
             stub=StubConfig(
                 token_delay_ms=read_float(env, "HARNESS_STUB_TOKEN_DELAY_MS", 15.0),
                 fail_after_tokens=read_optional_int(env, "HARNESS_STUB_FAIL_AFTER_TOKENS"),
+                temperature=read_float(env, "HARNESS_STUB_TEMPERATURE", 0.0),
+                seed=read_optional_int(env, "HARNESS_STUB_SEED"),
             ),
             guardrails=GuardrailConfig(
                 model_check=read_choice(env, "HARNESS_GUARDRAIL_MODEL_CHECK", ("off", "on"), "off") == "on",

@@ -1,13 +1,26 @@
-"""The built-in ``stub`` provider: deterministic, offline, and grounded on the passages in its prompt.
+"""The built-in ``stub`` provider: offline, grounded on the passages in its prompt, deterministic by default.
 
 It reads the same messages a real model gets (the passages and the question in the last user message),
 answers in the structured form, and proposes ``issue_refund`` / ``delete_account`` when asked.
+
+At temperature 0 (``HARNESS_STUB_TEMPERATURE``, the default) it answers from the first passage and cites
+it: the same answer to the same prompt, always. Above 0 it samples the way a model does, in the one choice
+it has: the passage it answers from and cites is drawn, rank r (0 the best the retrieval found) with
+probability proportional to exp(-r / T). At T = 0.5 with three passages that is the first 87% of the time,
+the second 12%, the third 2%; as T grows the draw nears uniform. Everything else stays as it was: whether
+it answers, refuses to guess or proposes an action, and which one, depends on the question alone, and the
+guardrails decide before any model is called. Each draw is a hash of the seed (``HARNESS_STUB_SEED``, or a
+random one), the call's index on this client and the prompt: a client with a given seed answers the same
+sequence of prompts the same way every time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import math
 import re
+import secrets
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -21,7 +34,7 @@ if TYPE_CHECKING:
     from agent.config import StubConfig
     from agent.llm.types import ChatMessage, LLMParams
 
-__all__ = ("StubLLM", "compose_answer")
+__all__ = ("StubLLM", "compose_answer", "derive_seed", "draw_rank")
 
 _PASSAGE_HEADER = re.compile(r"^\[(?P<doc_id>[\w-]+)\] (?P<title>.+)$")
 _SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z])")
@@ -48,13 +61,19 @@ _NO_ANSWER = (
 
 
 class StubLLM:
-    """A fake model that is fast, free and always gives the same answer to the same prompt."""
+    """A fake model that is fast and free; at temperature 0 it always gives the same answer to the same prompt.
+
+    ``LLMParams.temperature`` is not read: the agent asks every model for 0, and an eval that wants the
+    stub to sample sets ``StubConfig.temperature`` instead.
+    """
 
     provider = "stub"
 
     def __init__(self, config: StubConfig, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self._config = config
         self._sleep = sleep
+        self._seed = config.seed if config.seed is not None else secrets.randbits(63)
+        self._calls = 0
 
     @property
     def model(self) -> str:
@@ -92,7 +111,14 @@ class StubLLM:
 
     def _answer(self, messages: Sequence[ChatMessage]) -> str:
         question, passages = read_prompt(messages[-1].content)
-        return msgspec.json.encode(compose_answer(question, passages)).decode()
+        call, self._calls = self._calls, self._calls + 1
+        temperature = self._config.temperature
+        if temperature == 0:
+            return msgspec.json.encode(compose_answer(question, passages)).decode()
+        draw = _uniform(self._seed, call, messages)
+        return msgspec.json.encode(
+            compose_answer(question, passages, pick=lambda n: draw_rank(n, temperature, draw))
+        ).decode()
 
 
 def count_words(messages: Sequence[ChatMessage]) -> int:
@@ -111,10 +137,49 @@ def read_prompt(prompt: str) -> tuple[str, list[tuple[str, str, str]]]:
     return question.strip(), passages
 
 
-def compose_answer(question: str, passages: Sequence[tuple[str, str, str]]) -> dict[str, Any]:
-    cited = [passages[0][0]] if passages else []
+def derive_seed(seed: int, *parts: object) -> int:
+    """A seed of its own for ``parts`` (a case id and an epoch), drawn from ``seed``: independent streams
+    of draws from one base seed, whatever order they are used in."""
+    key = "\x1f".join(str(part) for part in (seed, *parts)).encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") >> 1
+
+
+def draw_rank(count: int, temperature: float, draw: float) -> int:
+    """The rank (0 the best) that the uniform ``draw`` in [0, 1) picks of ``count`` choices, rank r weighted
+    exp(-r / temperature): the inverse of their cumulative distribution."""
+    if count <= 1 or temperature <= 0:
+        return 0
+    weights = [math.exp(-rank / temperature) for rank in range(count)]
+    left = draw * sum(weights)
+    for rank, weight in enumerate(weights):
+        left -= weight
+        if left < 0:
+            return rank
+    return count - 1
+
+
+def _uniform(seed: int, call: int, messages: Sequence[ChatMessage]) -> float:
+    """A number in [0, 1) fixed by the seed, the call's index and the prompt."""
+    digest = hashlib.sha256(f"{seed}\x1f{call}".encode())
+    for message in messages:
+        digest.update(f"\x1e{message.role}\x1f{message.content}".encode())
+    return int.from_bytes(digest.digest()[:8], "big") / 2**64
+
+
+def _first(count: int) -> int:
+    return 0
+
+
+def compose_answer(
+    question: str, passages: Sequence[tuple[str, str, str]], *, pick: Callable[[int], int] = _first
+) -> dict[str, Any]:
+    """The stub's answer to ``question`` from ``passages``; ``pick(n)`` chooses which of n candidate passages
+    (in rank order) it answers from and cites: the first, unless the stub samples."""
+    chosen = passages[pick(len(passages))] if passages else None
+    cited = [chosen[0]] if chosen else []
     if _REFUND.search(question) and (invoice := _INVOICE.search(question)):
-        cited = [doc_id for doc_id, title, _ in passages if _REFUND.search(title)][:1] or cited
+        refunds = [doc_id for doc_id, title, _ in passages if _REFUND.search(title)]
+        cited = [refunds[pick(len(refunds))]] if refunds else cited
         invoice_id = invoice.group().upper()
         return {
             "kind": "action_proposal",
@@ -146,7 +211,7 @@ def compose_answer(question: str, passages: Sequence[tuple[str, str, str]]) -> d
                 "citations": [],
                 "action": {"name": "delete_account", "arguments": {}},
             }
-    if not passages:
+    if chosen is None:
         return {"kind": "no_answer", "text": _NO_ANSWER, "citations": []}
-    _, _, text = passages[0]
+    _, _, text = chosen
     return {"kind": "answer", "text": " ".join(_SENTENCE_END.split(text)[:2]), "citations": cited}
