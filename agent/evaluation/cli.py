@@ -198,6 +198,16 @@ def _print_summary(console: Console, report: Report) -> None:
         table.add_row(metric, *(format_estimate(metric, p.estimates.get(metric)) for p in report.runs))
     table.add_row("wall time", *(f"{p.duration_s:.2f} s" for p in report.runs), end_section=True)
     console.print(table)
+    for provider in report.runs:
+        if provider.sampling is not None:
+            seed = provider.sampling.seed
+            console.print(
+                f"{provider.provider} sampled at temperature {provider.sampling.temperature:g}, seed {seed} "
+                f"(HARNESS_STUB_SEED={seed} draws the same answers again)",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
 
 
 def _print_gate(console: Console, result: GateResult) -> None:

@@ -20,7 +20,7 @@ from agent.evaluation.judge import JudgeInfo
 from agent.evaluation.metrics import Metrics, compute_metrics
 from agent.evaluation.model_calls import CacheSummary
 from agent.evaluation.records import GraphRecord
-from agent.evaluation.results import CaseResult
+from agent.evaluation.results import CaseResult, StubSampling
 from agent.evaluation.statistics import DEFAULT_RESAMPLES, DEFAULT_SEED, Estimate
 from agent.evaluation.summary import CaseScores, graph_summary, support_summary
 
@@ -79,6 +79,8 @@ class ProviderReport(msgspec.Struct, kw_only=True):
     """Every case over its epochs."""
     records: list[GraphRecord] = msgspec.field(default_factory=list)
     """Another graph's cases, one per epoch: trajectory, tool calls, interrupts, checks."""
+    sampling: StubSampling | None = None
+    """The stub's temperature and base seed when it sampled (``HARNESS_STUB_TEMPERATURE`` above 0)."""
 
 
 class RunInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -170,6 +172,7 @@ def _provider_report(run: EvalRun, *, seed: int, resamples: int) -> ProviderRepo
         estimates=estimates,
         case_scores=case_scores,
         records=run.records,
+        sampling=run.sampling,
     )
 
 

@@ -13,7 +13,7 @@ import msgspec
 from agent.evaluation.records import GraphRecord
 from agent.evaluation.support_cases import CaseCategory, TurnExpect
 
-__all__ = ("ActualStatus", "CaseResult", "EvalRun", "NodeTiming", "ProposedAction", "TurnResult")
+__all__ = ("ActualStatus", "CaseResult", "EvalRun", "NodeTiming", "ProposedAction", "StubSampling", "TurnResult")
 
 ActualStatus = Literal["completed", "refused", "paused", "rejected", "error", "skipped"]
 """A turn's status as its ``ChatResponse`` gives it (``paused`` at the approval, else the state's), or ``error``
@@ -114,6 +114,14 @@ class CaseResult(msgspec.Struct, kw_only=True):
         )
 
 
+class StubSampling(msgspec.Struct, frozen=True, kw_only=True):
+    """How a pass's stub sampled: its temperature and the base seed every case and epoch's seed came from
+    (``HARNESS_STUB_TEMPERATURE``, ``HARNESS_STUB_SEED``). The same seed gives the same answers again."""
+
+    temperature: float
+    seed: int
+
+
 class EvalRun(msgspec.Struct, kw_only=True):
     """One provider's pass over the dataset."""
 
@@ -130,3 +138,5 @@ class EvalRun(msgspec.Struct, kw_only=True):
     epochs: int = 1
     records: list[GraphRecord] = msgspec.field(default_factory=list)
     """Another graph's results (``agent.evaluation.graph_runner``), one per case and epoch."""
+    sampling: StubSampling | None = None
+    """The stub's sampling, when it sampled (a temperature above 0); ``None`` when it was deterministic."""

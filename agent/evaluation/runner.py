@@ -7,11 +7,16 @@ so a refund or a deletion of one case cannot reach another, and the order or con
 nothing but the wall time. What a case sends is admitted as the service admits a run's input
 (``agent.evaluation.support_admission``); its turns are read from the state at each stop
 (``agent.evaluation.support_results``).
+
+A stub that samples (``HARNESS_STUB_TEMPERATURE`` above 0) gets a seed of its own for each case and epoch,
+derived from the base seed (``HARNESS_STUB_SEED``, or one drawn for the pass and recorded in the report):
+epochs are independent samples, and the same base seed gives the same answers whatever the concurrency.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 import tempfile
 import time
 from pathlib import Path
@@ -23,10 +28,11 @@ from agent.clock import format_timestamp
 from agent.evaluation.case_trace import CaseTrace
 from agent.evaluation.graph_runner import case_thread_id, run_graph_case
 from agent.evaluation.records import GraphRecord
-from agent.evaluation.results import EvalRun
+from agent.evaluation.results import EvalRun, StubSampling
 from agent.evaluation.support_admission import SupportAdmission, support_graph
 from agent.evaluation.support_results import support_result
 from agent.llm.factory import create_llm_client
+from agent.llm.stub import derive_seed
 from agent.runtime import open_agent
 
 if TYPE_CHECKING:
@@ -36,7 +42,7 @@ if TYPE_CHECKING:
     from agent.evaluation.graph_cases import GraphCase
     from agent.evaluation.results import CaseResult
 
-__all__ = ("check_provider", "run_case", "run_dataset")
+__all__ = ("case_config", "check_provider", "run_case", "run_dataset", "stub_sampling")
 
 
 async def run_dataset(
@@ -61,6 +67,7 @@ async def run_dataset(
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1, got {epochs}")
     await check_provider(config)
+    sampling = stub_sampling(config)
     gate = asyncio.Semaphore(concurrency)
     started_ns, started = time.time_ns(), time.perf_counter()
     finished = {(r.id, r.epoch): r for r in done}
@@ -70,8 +77,8 @@ async def run_dataset(
 
         async def one(case: GraphCase, epoch: int) -> CaseResult:
             async with gate:
-                case_config = msgspec.structs.replace(config, data_dir=Path(root) / case.id / str(epoch))
-                result = await run_case(case, case_config, epoch=epoch, events_dir=events_dir)
+                own = case_config(config, Path(root) / case.id / str(epoch), case.id, epoch, sampling)
+                result = await run_case(case, own, epoch=epoch, events_dir=events_dir)
             if on_case_done is not None:
                 on_case_done(result)
             return result
@@ -91,7 +98,29 @@ async def run_dataset(
         retrieval_k=config.retrieval_k,
         cases=results,
         epochs=epochs,
+        sampling=sampling,
     )
+
+
+def stub_sampling(config: AgentConfig) -> StubSampling | None:
+    """The pass's sampling when its stub samples: the temperature and the base seed (the configured one, or
+    one drawn now, so the report can say what to set to get the same answers again)."""
+    stub = config.stub
+    if stub.temperature == 0 or "stub" not in config.llm.providers:
+        return None
+    seed = stub.seed if stub.seed is not None else secrets.randbits(32)
+    return StubSampling(temperature=stub.temperature, seed=seed)
+
+
+def case_config(
+    config: AgentConfig, data_dir: Path, case_id: str, epoch: int, sampling: StubSampling | None
+) -> AgentConfig:
+    """The configuration of one case and epoch: its own data directory and, when the stub samples, its own
+    seed, a hash of the base seed, the case id and the epoch."""
+    if sampling is None:
+        return msgspec.structs.replace(config, data_dir=data_dir)
+    stub = msgspec.structs.replace(config.stub, seed=derive_seed(sampling.seed, case_id, epoch))
+    return msgspec.structs.replace(config, data_dir=data_dir, stub=stub)
 
 
 async def run_case(

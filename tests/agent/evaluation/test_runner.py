@@ -18,6 +18,7 @@ from agent.evaluation.dataset import HELDOUT_DATASET, load_dataset
 from agent.evaluation.gate import evaluate_gate, load_thresholds
 from agent.evaluation.graph_runner import case_thread_id
 from agent.evaluation.report import build_report, dataset_info
+from agent.evaluation.results import StubSampling
 from agent.evaluation.runner import run_dataset
 from agent.evaluation.support_cases import case_messages
 from agent.guardrails import InputVerdict
@@ -27,6 +28,7 @@ from tests.agent.evaluation.conftest import SMALL_DATASET, write_dataset
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig
+    from agent.evaluation.results import EvalRun
 
 PYPROJECT = Path(__file__).parents[3] / "pyproject.toml"
 
@@ -214,3 +216,46 @@ async def test_a_broken_input_guardrail_trips_the_gate(
     outcome = failed["outcome_accuracy"].actual
     assert outcome is not None
     assert outcome < failed["outcome_accuracy"].threshold - 0.1, "not a near miss: the gate fails clearly"
+
+
+def sampled(config: AgentConfig, seed: int | None) -> AgentConfig:
+    return msgspec.structs.replace(config, stub=msgspec.structs.replace(config.stub, temperature=1.0, seed=seed))
+
+
+def answers(run: EvalRun) -> list[tuple[str, int, bool, list[list[str]], list[str]]]:
+    """What the sampling can change, per case and epoch: everything but the timings."""
+    return [(c.id, c.epoch, c.passed, [t.cited for t in c.turns], [t.answer_text for t in c.turns]) for c in run.cases]
+
+
+async def test_a_sampling_stub_gives_each_case_and_epoch_its_own_draws_whatever_the_concurrency(
+    tmp_path: Path, stub_config: AgentConfig
+) -> None:
+    cases = load_dataset(write_dataset(tmp_path / "small.jsonl", SMALL_DATASET))
+
+    one_at_a_time = await run_dataset(cases, sampled(stub_config, 5), concurrency=1, epochs=4)
+    all_at_once = await run_dataset(cases, sampled(stub_config, 5), concurrency=8, epochs=4)
+    other_seed = await run_dataset(cases, sampled(stub_config, 6), concurrency=8, epochs=4)
+
+    assert answers(one_at_a_time) == answers(all_at_once)
+    assert one_at_a_time.sampling == StubSampling(temperature=1.0, seed=5)
+    assert answers(other_seed) != answers(one_at_a_time)
+    reset = [c.turns[0].cited for c in one_at_a_time.cases if c.id == "reset"]
+    assert len({tuple(cited) for cited in reset}) > 1, f"the epochs drew alike: {reset}"
+    refused = [c.turns[0].refusal_reason for c in other_seed.cases if c.id == "inject"]
+    assert refused == ["prompt_injection"] * 4, "the guardrails decide before the model: no draw reaches them"
+
+
+async def test_an_unseeded_sampling_eval_records_the_seed_that_reproduces_it(
+    tmp_path: Path, stub_config: AgentConfig
+) -> None:
+    cases = load_dataset(write_dataset(tmp_path / "small.jsonl", SMALL_DATASET))
+
+    first = await run_dataset(cases, sampled(stub_config, None), epochs=3)
+    assert first.sampling is not None
+    again = await run_dataset(cases, sampled(stub_config, first.sampling.seed), epochs=3)
+    deterministic = await run_dataset(cases, stub_config)
+
+    assert answers(again) == answers(first)
+    report = build_report(dataset_info(tmp_path / "small.jsonl", len(cases)), [first], resamples=10)
+    assert report.runs[0].sampling == first.sampling
+    assert deterministic.sampling is None
