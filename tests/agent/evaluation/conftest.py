@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -136,3 +137,16 @@ def case(case_id: str, *turns: TurnResult, category: str = "answerable") -> Case
     for result in turns:
         result.failures = turn_failures(result)
     return CaseResult.of(id=case_id, category=category, known_issue=None, turns=list(turns))  # type: ignore[arg-type]
+
+
+def false_flag_margin(repetitions: int, alpha: float) -> int:
+    """The most false flags a test at level alpha gives in ``repetitions`` runs, but for a 1-in-1000 chance.
+
+    The count of false flags is at most Binomial(repetitions, alpha); this is its 99.9th percentile.
+    """
+    total = 0.0
+    for flags in range(repetitions + 1):
+        total += math.comb(repetitions, flags) * alpha**flags * (1 - alpha) ** (repetitions - flags)
+        if total >= 0.999:
+            return flags
+    return repetitions

@@ -1,4 +1,8 @@
-"""The paired tests against hand-computed values, and the A/A experiment: noise is flagged at most alpha."""
+"""The paired tests against hand-computed values, and a simulated A/A experiment: noise is flagged at most alpha.
+
+The simulation tests the statistics alone, on 200 pairs of 126 cases in a fraction of a second; the real
+experiment (the harness end to end, the stub sampling with two seeds) is ``test_sampling_experiments.py``.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from agent.evaluation.significance import (
     paired_test,
     sign_flip_permutation,
 )
+from tests.agent.evaluation.conftest import false_flag_margin
 
 
 @pytest.mark.parametrize(
@@ -72,19 +77,6 @@ ALPHA = 0.05
 REPETITIONS = 200
 
 
-def false_flag_margin(repetitions: int, alpha: float) -> int:
-    """The most false flags a test at level alpha gives in ``repetitions`` runs, but for a 1-in-1000 chance.
-
-    The count of false flags is at most Binomial(repetitions, alpha); this is its 99.9th percentile.
-    """
-    total = 0.0
-    for flags in range(repetitions + 1):
-        total += math.comb(repetitions, flags) * alpha**flags * (1 - alpha) ** (repetitions - flags)
-        if total >= 0.999:
-            return flags
-    return repetitions
-
-
 def a_case_rates(rng: random.Random, cases: int) -> list[float]:
     """Cases of an agent with one true pass rate each: most always pass, some never, some are a coin."""
     return [rng.choice((1.0, 1.0, 1.0, 0.97, 0.9, 0.6, 0.5, 0.2, 0.0)) for _ in range(cases)]
@@ -93,9 +85,9 @@ def a_case_rates(rng: random.Random, cases: int) -> list[float]:
 def test_an_a_a_comparison_of_pass_fail_is_flagged_at_most_alpha() -> None:
     """Same agent, two runs: each case passes with its own fixed probability in both, drawn independently.
 
-    The stub is deterministic, so run-to-run noise is simulated as what a sampled model gives: per-case
-    Bernoulli outcomes from one true rate. Over 200 such A/A pairs, McNemar flags a regression (p < alpha,
-    candidate worse) in no more than alpha of them, within the binomial margin.
+    Run-to-run noise is simulated as what a sampled model gives: per-case Bernoulli outcomes from one true
+    rate. Over 200 such A/A pairs, McNemar flags a difference (p < alpha) in no more than alpha of them and a
+    regression in no more than half of that, within the binomial margin.
     """
     rng = random.Random(2027)
     false_regressions = false_flags = 0
