@@ -12,8 +12,8 @@ the run's), ``build_report``, report.json written and read back, and ``compare``
 
 The cases are the first 20 of the 48 of the regression set whose outcome the draw can change (a turn that
 reached the model with a passage that is not relevant among those it was handed), chosen on the deterministic
-run. Every other case passes or fails alike whatever the seed: a pair with no flip, which McNemar's test does
-not read, at the cost of a run. The broken-rule runs add the cases the deleted family decides. The simulated
+run. Every other case passes or fails alike whatever the seed: a pair with no difference, which neither paired
+test reads, at the cost of a run. The broken-rule runs add the cases the deleted family decides. The simulated
 experiments of ``test_compare_significance.py`` stay: they test the statistics alone, on hundreds of pairs.
 """
 
@@ -195,8 +195,8 @@ def test_an_a_a_comparison_of_two_seeds_is_flagged_at_most_alpha(a_a: list[Compa
     measured = {v.metric for c in a_a for v in c.verdicts if v.verdict != "not measured"}
     assert {"case_pass_rate", "citation_precision", "output_tokens_per_case"} <= measured
     print(
-        f"A/A: {REPETITIONS} pairs of {CASES} cases; cases changed {sum(changed)}; flagged {dict(flagged)}; "
-        f"regressed {dict(regressed)}; blocked {blocked}; margins {margin} and {half}"
+        f"A/A: {REPETITIONS} pairs of {CASES} cases; cases changed {sum(changed)} (at least {min(changed)} a pair); "
+        f"flagged {dict(flagged)}; regressed {dict(regressed)}; blocked {blocked}; margins {margin} and {half}"
     )
 
 
