@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,7 @@ from api.exception_handlers import EXCEPTION_HANDLERS
 from api.graph_registry import open_graphs
 from api.metrics import Metrics, metrics_route
 from api.openapi import TAGS, ContractJsonPlugin
-from api.request_checks import body_checks, cors_response_headers, site_checks
+from api.request_checks import body_checks, cors_response_headers, site_checks, takes_body
 from api.routes.agui import ag_ui
 from api.routes.ai_sdk import ai_sdk_chat, ai_sdk_reconnect
 from api.routes.allow import options_for
@@ -62,6 +63,7 @@ from api.settings import Settings
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from litestar.handlers import HTTPRouteHandler
     from opentelemetry.sdk.trace import TracerProvider
 
     from agent import Clock, IdFactory
@@ -141,10 +143,10 @@ def create_app(
     middleware += site_checks(hosts_allowed=settings.hosts_allowed, cors_origins=settings.cors_origins)
     if identity is not None:
         middleware.append(identity.middleware())
-    middleware += body_checks()
+    body_middleware: list[Any] = body_checks()
     stores: dict[str, Any] = {}
     if settings.rate_limit_per_minute > 0:
-        middleware.append(
+        body_middleware.append(
             RateLimitConfig(
                 rate_limit=("minute", settings.rate_limit_per_minute),
                 check_throttle_handler=_is_turn_request,
@@ -158,25 +160,30 @@ def create_app(
                 url=settings.redis_url, namespace=f"{settings.redis_prefix}:rate-limit"
             )
 
+    handlers = [
+        chat,
+        resume_chat,
+        ag_ui,
+        ai_sdk_chat,
+        ai_sdk_reconnect,
+        list_approvals,
+        get_run,
+        run_events,
+        cancel_run,
+        delete_session,
+        get_document,
+        healthz,
+        metrics_route(settings.metrics_token),
+        index,
+        spa_asset,
+        *options_for(AGENT_PROTOCOL_ROUTES),
+        *AGENT_PROTOCOL_ROUTES,
+    ]
     return Litestar(
+        # the body checks and the turn rate limit wrap only the routes that read a body: a held stream carries no
+        # middleware frame that has nothing to do with it (ten thousand held streams hold one stack each)
         route_handlers=[
-            chat,
-            resume_chat,
-            ag_ui,
-            ai_sdk_chat,
-            ai_sdk_reconnect,
-            list_approvals,
-            get_run,
-            run_events,
-            cancel_run,
-            delete_session,
-            get_document,
-            healthz,
-            metrics_route(settings.metrics_token),
-            index,
-            spa_asset,
-            *options_for(AGENT_PROTOCOL_ROUTES),
-            *AGENT_PROTOCOL_ROUTES,
+            with_middleware(handler, body_middleware) if takes_body(handler) else handler for handler in handlers
         ],
         dependencies={
             "runs": Provide(_runs, sync_to_thread=False),
@@ -241,6 +248,14 @@ def _subject_or_address(request: Request[Any, Any, Any]) -> str:
     if isinstance(user, Principal) and user.subject is not None:
         return f"subject:{user.subject}"
     return get_remote_address(request)
+
+
+def with_middleware(handler: HTTPRouteHandler, middleware: list[Any]) -> HTTPRouteHandler:
+    """A copy of ``handler`` (the decorated function is shared by every app made here) with ``middleware`` of its
+    own, run after the app's."""
+    copied = copy.copy(handler)
+    copied.middleware = [*(handler.middleware or ()), *middleware]
+    return copied
 
 
 def _is_turn_request(request: Request[Any, Any, Any]) -> bool:

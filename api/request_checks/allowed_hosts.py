@@ -5,14 +5,12 @@ browser treats the service as that page's own origin and lets the page read ever
 a request cannot hide is its ``Host`` header, which names the page's domain, so a ``Host`` outside
 ``HARNESS_ALLOWED_HOSTS`` is refused (421) before any route runs. Ports do not matter: the name does.
 Litestar's ``AllowedHostsConfig`` compares the whole header, port included, answers a bare 400 that is not
-problem+json, and redirects ``www.`` names, so the check is this small middleware instead.
+problem+json, and redirects ``www.`` names, so the check is this small one instead (``SiteChecks`` runs it).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from litestar.enums import ScopeType
 
 from agent import ConfigError
 from api.exceptions import HostNotAllowed
@@ -22,7 +20,7 @@ from api.request_checks.authority import canonical_host, parse_host_header
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from litestar.types import ASGIApp, Receive, Scope, Send
+    from litestar.types import HTTPScope
 
 __all__ = ("LOOPBACK_HOSTS", "AllowedHosts", "HostCheck", "default_allowed_hosts", "parse_allowed_hosts")
 
@@ -92,20 +90,17 @@ class AllowedHosts:
 
 
 class HostCheck:
-    """Middleware: a request whose ``Host`` is not allowed gets 421 problem+json and reaches no route."""
+    """A request whose ``Host`` is not allowed gets 421 problem+json and reaches no route."""
 
-    def __init__(self, app: ASGIApp, hosts: AllowedHosts) -> None:
-        self.app = app
+    def __init__(self, hosts: AllowedHosts) -> None:
         self._hosts = hosts
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == ScopeType.HTTP:
-            host = header(scope, b"host")
-            if not self._hosts.admits(host):
-                raise HostNotAllowed(
-                    f"This service does not answer for the host {host!r:.80}. Its operator lists the names clients "
-                    "use in HARNESS_ALLOWED_HOSTS; behind a reverse proxy, the proxy must pass the public Host on."
-                    if host
-                    else "The request names no host (no Host header); this service answers only for its own names."
-                )
-        await self.app(scope, receive, send)
+    def check(self, scope: HTTPScope) -> None:
+        host = header(scope, b"host")
+        if not self._hosts.admits(host):
+            raise HostNotAllowed(
+                f"This service does not answer for the host {host!r:.80}. Its operator lists the names clients "
+                "use in HARNESS_ALLOWED_HOSTS; behind a reverse proxy, the proxy must pass the public Host on."
+                if host
+                else "The request names no host (no Host header); this service answers only for its own names."
+            )

@@ -29,7 +29,7 @@ from api.request_checks._scope import header
 from api.request_checks.authority import DEFAULT_PORTS, Origin, parse_host_header, parse_origin
 
 if TYPE_CHECKING:
-    from litestar.types import ASGIApp, Message, Receive, Scope, Send
+    from litestar.types import HTTPScope, Message, Receive, Scope, Send
 
 __all__ = ("STATE_CHANGING_METHODS", "CorsHeaders", "CrossOriginCheck", "cors_config", "parse_cors_origins")
 
@@ -76,10 +76,9 @@ def _listed(config: CORSConfig | None) -> frozenset[Origin]:
 
 
 class CrossOriginCheck:
-    """Middleware: refuses a foreign origin's state-changing request (403); answers a listed origin's preflight."""
+    """Refuses a foreign origin's state-changing request (403); answers a listed origin's preflight."""
 
-    def __init__(self, app: ASGIApp, cors: CORSConfig | None) -> None:
-        self.app = app
+    def __init__(self, cors: CORSConfig | None) -> None:
         self._listed = _listed(cors)
         self._preflight = (
             {name: value for name, value in cors.preflight_headers.items() if name.startswith("Access-Control-")}
@@ -87,19 +86,22 @@ class CrossOriginCheck:
             else {}
         )
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == ScopeType.HTTP and (value := header(scope, b"origin")) is not None:
-            method = scope["method"]
-            if method == "OPTIONS" and self._preflight and header(scope, b"access-control-request-method"):
-                if parse_origin(value) in self._listed:
-                    await ASGIResponse(status_code=204, headers=self._preflight)(scope, receive, send)
-                    return
-            elif method in STATE_CHANGING_METHODS and not self._may_act(scope, value):
-                raise OriginNotAllowed(
-                    f"A page of the origin {value!r:.100} may not {method} here: only the service's own pages and "
-                    "the origins its operator lists in HARNESS_CORS_ORIGINS may."
-                )
-        await self.app(scope, receive, send)
+    async def answered(self, scope: HTTPScope, receive: Receive, send: Send) -> bool:
+        """Whether the request was a listed origin's preflight, answered here; raises when it may not act."""
+        value = header(scope, b"origin")
+        if value is None:
+            return False
+        method = scope["method"]
+        if method == "OPTIONS" and self._preflight and header(scope, b"access-control-request-method"):
+            if parse_origin(value) in self._listed:
+                await ASGIResponse(status_code=204, headers=self._preflight)(scope, receive, send)
+                return True
+        elif method in STATE_CHANGING_METHODS and not self._may_act(scope, value):
+            raise OriginNotAllowed(
+                f"A page of the origin {value!r:.100} may not {method} here: only the service's own pages and "
+                "the origins its operator lists in HARNESS_CORS_ORIGINS may."
+            )
+        return False
 
     def _may_act(self, scope: Scope, value: str) -> bool:
         origin = parse_origin(value)

@@ -9,6 +9,7 @@ on the connection, and enforces ``HARNESS_MAX_BODY_BYTES`` (413) while reading i
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any
 
 from litestar import Request
@@ -19,9 +20,10 @@ from api.request_checks._scope import header
 from api.request_checks.json_depth import MAX_JSON_DEPTH, nests_deeper_than
 
 if TYPE_CHECKING:
+    from litestar.handlers import BaseRouteHandler
     from litestar.types import ASGIApp, HTTPScope, Receive, Scope, Send
 
-__all__ = ("JsonBodyCheck", "is_json_media_type")
+__all__ = ("JsonBodyCheck", "is_json_media_type", "takes_body")
 
 
 def is_json_media_type(content_type: str) -> bool:
@@ -30,14 +32,19 @@ def is_json_media_type(content_type: str) -> bool:
     return kind == "application" and (subtype == "json" or (subtype.endswith("+json") and len(subtype) > 5))
 
 
+def takes_body(handler: BaseRouteHandler) -> bool:
+    """Whether the route reads a body: its handler has a ``data`` parameter, as Litestar names it."""
+    return "data" in inspect.signature(handler.fn).parameters
+
+
 class JsonBodyCheck:
-    """Middleware for the routes that take a body (a ``data`` parameter): its media type, then its depth."""
+    """Middleware for the routes that take a body (``takes_body``): its media type, then its depth."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == ScopeType.HTTP and "data" in scope["route_handler"].parsed_fn_signature.parameters:
+        if scope["type"] == ScopeType.HTTP:
             await _check(scope, receive, send)
         await self.app(scope, receive, send)
 
