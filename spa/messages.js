@@ -27,8 +27,9 @@ export function isChunk(message) {
 }
 
 /**
- * The answer a graph's final state holds: its last AI message's text when it has `messages`; else the
- * state itself when it is text; else its last non-empty text field (`report`, `answer`, ...); else null.
+ * The answer a graph's final state holds: its last AI message's text when it has `messages`; the text of
+ * its `answer` when that is an object with one (the support agent's `{kind, text}`); else the state itself
+ * when it is text; else its last non-empty text field (`report`, `answer`, ...); else null.
  */
 export function answerOfOutput(output) {
   if (typeof output === 'string') return output;
@@ -37,6 +38,9 @@ export function answerOfOutput(output) {
     const texts = output.messages.filter(isAiMessage).map((message) => contentText(message.content));
     const last = texts.filter(Boolean).at(-1);
     if (last) return last;
+  }
+  if (isObject(output.answer) && typeof output.answer.text === 'string' && output.answer.text !== '') {
+    return output.answer.text;
   }
   const texts = Object.values(output).filter((value) => typeof value === 'string' && value.trim() !== '');
   return texts.at(-1) ?? null;

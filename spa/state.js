@@ -268,6 +268,7 @@ function onSnapshot(state, data) {
 
 /** One part of a registered graph's stream: the root graph's AI messages are the answer as it forms. */
 function onGraphPart(state, data) {
+  if (data.mode === 'custom' && !inSubgraph(data)) return onCustomPart(state, data.data);
   if (data.mode !== 'messages' || !Array.isArray(data.data)) return state;
   const message = data.data[0];
   const next = { ...state, streamedChunks: state.streamedChunks + 1 };
@@ -279,6 +280,22 @@ function onGraphPart(state, data) {
   }
   if (piece === '') return next; // a message that has said nothing yet does not replace the answer shown
   return { ...next, answer: piece, answerMessageId: id, answerKind: 'answer' };
+}
+
+/**
+ * A graph's own `custom` write. The support agent's nodes write their token deltas and cost that way (its
+ * runs through the Agent Protocol, and the event logs `harness eval` records of them): those draw the answer
+ * as it forms and the cost; any other write is the graph's own business.
+ */
+function onCustomPart(state, write) {
+  if (!write || typeof write !== 'object') return state;
+  if (typeof write.delta === 'string' && typeof write.text === 'string' && 'finish_reason' in write) {
+    return onTokenDelta(state, write);
+  }
+  if (typeof write.model === 'string' && 'cost_usd' in write && Number.isFinite(write.input_tokens)) {
+    return onCostUpdated(state, write);
+  }
+  return state;
 }
 
 /** Terminal for a registered graph's run: its final state, whose answer stands over the streamed one. */

@@ -69,7 +69,8 @@ __all__ = ("EVENTS_DIR", "case_thread_id", "eval_id", "load_registered_graph", "
 
 EVENTS_DIR = "events"
 """Under ``--out``: one ``<case>.<epoch>.jsonl`` event log per case and epoch."""
-_MODES = ("values", "updates", "messages")
+_MODES = ("values", "updates", "messages", "custom")
+"""What a case's event log records: what the SPA's replay draws (the support agent's tokens and cost are ``custom``)."""
 _MAX_STEPS = 50
 """Resumes and later turns a case may take in all: a graph that keeps interrupting ends the case."""
 _MAX_ID = 64

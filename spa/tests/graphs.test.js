@@ -112,6 +112,42 @@ describe('a registered graph with a subgraph in a loop', () => {
   });
 });
 
+describe("the support agent's run as a registered graph (its eval's event log)", () => {
+  const envelope = (seq, type, data, status = 'running') => ({ v: 1, run_id: 'eval-s-1', seq, type, status, data });
+  const token = (text, last = false) => ({
+    delta: text,
+    text,
+    finish_reason: last ? 'stop' : null,
+    input_tokens: last ? 12 : 0,
+    output_tokens: last ? 3 : 0,
+    latency_ms: 1,
+    model: 'stub-1',
+    metadata: {},
+  });
+  const logged = [
+    envelope(1, 'graph_topology', { session_id: 'eval-s-1', nodes: [{ id: 'generate_answer', label: 'Generate answer' }], edges: [] }),
+    envelope(2, 'node_started', { node: 'generate_answer', step: 3, ns: [] }),
+    envelope(3, 'graph_part', { mode: 'custom', ns: [], data: token('Open ') }),
+    envelope(4, 'graph_part', { mode: 'custom', ns: [], data: token('Settings.', true) }),
+    envelope(5, 'graph_part', { mode: 'custom', ns: [], data: { model: 'stub-1', input_tokens: 12, output_tokens: 3, cost_usd: 0 } }),
+    envelope(6, 'graph_part', { mode: 'custom', ns: [], data: { progress: 'a write of the graph\'s own' } }),
+  ];
+
+  test('its custom token writes draw the answer as it forms, its cost the usage', () => {
+    const run = applyEnvelopes(newRun({ mode: 'graph' }), logged);
+    assert.equal(run.answer, 'Open Settings.');
+    assert.equal(run.usage.model, 'stub-1');
+    assert.equal(run.usage.output_tokens, 3);
+  });
+
+  test("its final state's answer text stands over the streamed one", () => {
+    const done = envelope(7, 'run_completed', { output: { status: 'completed', answer: { kind: 'answer', text: 'Open Settings, then Security.' } } }, 'completed');
+    const run = applyEnvelopes(newRun({ mode: 'graph' }), [...logged, done]);
+    assert.equal(run.answer, 'Open Settings, then Security.');
+    assert.equal(runStatus(run), 'completed');
+  });
+});
+
 describe('assistants, inputs and resumes', () => {
   test('the search answer: malformed entries left out, the support agent first', () => {
     const found = assistantsOf([
@@ -154,6 +190,7 @@ describe('assistants, inputs and resumes', () => {
     assert.equal(answerOfOutput({ messages: [{ type: 'human', content: 'q' }, { type: 'ai', content: 'a' }, { type: 'tool', content: 't' }] }), 'a');
     assert.equal(answerOfOutput({ topic: 't', subject: '', report: 'r' }), 'r');
     assert.equal(answerOfOutput({ count: 3 }), null);
+    assert.equal(answerOfOutput({ status: 'completed', answer: { kind: 'answer', text: 'Open Settings.' } }), 'Open Settings.');
     assert.deepEqual(describeInterrupt({ action: 'x', summary: 'Do x', args: { a: 1 } }), {
       summary: 'Do x',
       action: 'x',

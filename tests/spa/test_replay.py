@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.spa.test_browser import TIMEOUT_MS, answer_text, open_app, snapshots, wait_status
+from tests.spa.test_browser import PIPELINE, TIMEOUT_MS, answer_text, open_app, snapshots, wait_status
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -40,6 +40,38 @@ def eval_events(tmp_path_factory: pytest.TempPathFactory) -> Path:
         *("--config", "examples/langgraph.json", "--graph", "react_agent"),
         *("--dataset", "examples/react_agent/eval.yaml", "--out", str(out / "report")),
     ]
+    finished = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    return out / "report" / "events"
+
+
+SUPPORT_CASES = [
+    {
+        "id": "reset-password",
+        "category": "answerable",
+        "messages": "How do I reset my password?",
+        "expect": {"turns": [{"status": "completed", "answer_kind": "answer"}]},
+    },
+    {
+        "id": "refund-approved",
+        "category": "action",
+        "messages": "Please refund invoice INV-1001.",
+        "resume": [{"decision": "approve"}],
+        "expect": {"turns": [{"status": "paused"}, {"status": "completed"}]},
+    },
+]
+
+
+@pytest.fixture(scope="session")
+def support_events(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The event logs of ``harness eval`` on the support agent (the default graph), two cases of its own."""
+    out = tmp_path_factory.mktemp("support-eval")
+    dataset = out / "cases.jsonl"
+    dataset.write_text("".join(json.dumps(case) + "\n" for case in SUPPORT_CASES), encoding="utf-8")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("HARNESS_")}
+    # tokens 15 ms apart, as a model sends them: the replay at the recorded pace draws each
+    env.update(HARNESS_LLM_PROVIDER="stub", HARNESS_DATA_DIR=str(out / "data"), HARNESS_STUB_TOKEN_DELAY_MS="15")
+    command = [sys.executable, "-m", "api.cli", "eval", "--dataset", str(dataset), "--out", str(out / "report")]
     finished = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert finished.returncode == 0, finished.stdout + finished.stderr
     return out / "report" / "events"
@@ -131,6 +163,52 @@ def test_a_case_with_an_interrupt_replays_at_its_recorded_pace(
     assert statuses.index("running") < statuses.index("completed")
     assert set(statuses[statuses.index("completed") :]) == {"completed"}
     shoot("61-replay-refund-approved")
+
+
+def test_a_support_agent_case_replays_its_answer_as_it_formed(
+    page: Page, live_server: Server, support_events: Path, shoot: Any
+) -> None:
+    log = support_events / "refund-approved.1.jsonl"
+    envelopes = recorded(log)
+    tokens = [
+        e
+        for e in envelopes
+        if e["type"] == "graph_part" and e["data"]["mode"] == "custom" and "delta" in e["data"]["data"]
+    ]
+    assert tokens, "the support agent's tokens are in its log"
+    answer = envelopes[-1]["data"]["output"]["answer"]["text"]
+    open_app(page, live_server.url)
+
+    replay(page, log, "0")
+
+    wait_status(page, "completed")
+    states = node_states(page)
+    for node in PIPELINE:
+        assert states[node] == "completed", (node, states)
+    assert answer_text(page) == answer, "the final state's answer, not the last text field of the state"
+    assert "INV-1001" in answer_text(page)
+    assert page.get_attribute("[data-role=outcome]", "data-outcome") == "completed"
+    shoot("62-replay-support-refund")
+
+
+def test_a_support_agent_answer_forms_token_by_token_in_a_replay(
+    page: Page, live_server: Server, support_events: Path
+) -> None:
+    log = support_events / "reset-password.1.jsonl"
+    envelopes = recorded(log)
+    pieces = "".join(
+        e["data"]["data"]["text"]
+        for e in envelopes
+        if e["type"] == "graph_part" and e["data"]["mode"] == "custom" and "delta" in e["data"]["data"]
+    )
+    open_app(page, live_server.url)
+
+    replay(page, log, "1")
+
+    wait_status(page, "completed")
+    seen = [s["answer"] for s in snapshots(page) if s["status"] == "running"]
+    assert any(0 < len(text) < len(pieces) and pieces.startswith(text) for text in seen), "drawn as it formed"
+    assert answer_text(page) == envelopes[-1]["data"]["output"]["answer"]["text"]
 
 
 def test_a_file_that_is_not_an_event_log_is_refused_in_words(page: Page, live_server: Server, tmp_path: Path) -> None:
