@@ -202,7 +202,7 @@ class RedisCluster:
                 if message is not None and message["type"] == "message":
                     self._on_control(message["data"].decode())
         finally:
-            await asyncio.shield(pubsub.aclose())  # type: ignore[no-untyped-call]
+            await asyncio.shield(pubsub.aclose())  # type: ignore[no-untyped-call,unused-ignore]  # typed from redis 8.2
 
     def _on_control(self, message: str) -> None:
         verb, _, run_id = message.partition(" ")
