@@ -75,8 +75,16 @@ async def check_unless_quiet(connection: psycopg.AsyncConnection[Any]) -> None:
     nothing) and a dead one is replaced before a turn uses it. A quiet socket is as its last query left it, so
     the turn does not pay a round trip to PostgreSQL for every connection it takes (a turn takes several).
     """
-    if connection.closed or connection.broken or select.select([connection.fileno()], [], [], 0)[0]:
+    if connection.closed or connection.broken or _stirred(connection.fileno()):
         await AsyncConnectionPool.check_connection(connection)
+
+
+def _stirred(fd: int) -> bool:
+    """Whether the socket has something to read, or has hung up or failed (``poll``: any descriptor number, where
+    ``select`` refuses those past 1023, which an instance holding thousands of streams hands its new connections)."""
+    waiting = select.poll()
+    waiting.register(fd, select.POLLIN | select.POLLPRI)
+    return bool(waiting.poll(0))
 
 
 async def ping(pool: AsyncConnectionPool[Any], timeout_s: float = 1.0) -> None:

@@ -3,6 +3,9 @@ server closed is found by its socket and replaced, a quiet one goes out as it is
 
 from __future__ import annotations
 
+import os
+import resource
+
 import psycopg
 
 from agent.stores.postgres import open_pool
@@ -46,3 +49,27 @@ def _last_query(pid: int) -> str:
         row = other.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
     assert row is not None
     return str(row[0])
+
+
+async def test_a_connection_past_descriptor_1023_is_checked_like_any_other() -> None:
+    """An instance holding thousands of streams opens its new connections on descriptors past 1023 (which
+    ``select`` refuses): they go out, and a dead one is still replaced."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 2048:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(2048, hard), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        async with open_pool(DATABASE_URL) as pool:
+            async with pool.connection() as first, pool.connection() as second:
+                assert min(first.fileno(), second.fileno()) > 1023
+                pids = {await backend_of(first), await backend_of(second)}
+            async with pool.connection(timeout=2) as connection:
+                assert await backend_of(connection) in pids, "a quiet one goes out as it is"
+            with psycopg.connect(DATABASE_URL, autocommit=True) as other:
+                for pid in pids:
+                    other.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))
+            async with pool.connection(timeout=2) as connection:
+                assert await backend_of(connection) not in pids
+    finally:
+        for fd in held:
+            os.close(fd)
