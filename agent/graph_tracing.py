@@ -242,7 +242,7 @@ class for_every_task:
 @contextmanager
 def tracing_to(provider: TracerProvider) -> Iterator[GenAITracer]:
     """The graph runs started in this block (this task and the tasks it starts) report to ``provider``; a
-    block inside one on the same provider shares its tracer (and the list of runs it saw)."""
+    block inside one on the same provider shares its tracer (and the latest run it saw)."""
     _register_hook()
     current = _task_tracer.get()
     tracer = current if current is not None and current.provider is provider else GenAITracer(provider)

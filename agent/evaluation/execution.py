@@ -1,13 +1,15 @@
 """One ``harness eval`` pass per provider over the support agent or another registered graph, with epochs,
 a progress display, and every finished case appended to ``results.jsonl`` so ``--resume`` can finish it.
 
-``results.jsonl`` starts with a header naming the dataset (its hash), the graph and the epochs; each line
-after it is one case and epoch of one provider. ``--resume`` reads it back, refuses one written for another
-dataset, graph or epochs, and runs only what is missing; without ``--resume`` the file starts over.
+``results.jsonl`` starts with a header naming the dataset (its hash), the graph, the epochs and, when the stub
+samples, its temperature and base seed; each line after it is one case and epoch of one provider. ``--resume``
+reads it back, refuses one written for another dataset, graph, epochs or sampling, draws the rest of the cases
+from the same base seed, and runs only what is missing; without ``--resume`` the file starts over.
 """
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,8 +19,8 @@ from agent.evaluation.dataset import DatasetError
 from agent.evaluation.graph_runner import EVENTS_DIR, run_graph_dataset
 from agent.evaluation.progress import EvalProgress
 from agent.evaluation.records import GraphRecord
-from agent.evaluation.results import CaseResult
-from agent.evaluation.runner import check_provider, run_dataset
+from agent.evaluation.results import CaseResult, StubSampling
+from agent.evaluation.runner import check_provider, run_dataset, stub_sampling
 from agent.llm.local_autostart import serving_local_model
 from agent.stores.private_files import private_directory
 
@@ -61,6 +63,8 @@ class _Header(msgspec.Struct, kw_only=True, tag="header"):
     dataset_sha256: str
     graph: str
     epochs: int
+    sampling: StubSampling | None = None
+    """How the stub sampled (its base seed): a resumed run draws its remaining cases from the same seed."""
 
 
 class _Finished(msgspec.Struct, kw_only=True, tag="case"):
@@ -75,6 +79,19 @@ class ResultsFile:
     def __init__(self, out: Path, plan_header: _Header) -> None:
         self.path = out / RESULTS_FILE
         self._header = plan_header
+
+    @staticmethod
+    def stored_header(out: Path) -> _Header | None:
+        """The header of the results an interrupted run left in ``out``, if any."""
+        path = out / RESULTS_FILE
+        if not path.exists():
+            return None
+        first = next((line for line in path.read_bytes().splitlines() if line.strip()), b"")
+        try:
+            entry = msgspec.json.decode(first, type=_Header | _Finished)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        return entry if isinstance(entry, _Header) else None
 
     def read(self) -> list[_Finished]:
         """What an interrupted run finished; ``DatasetError`` when it ran something else."""
@@ -96,9 +113,11 @@ class ResultsFile:
             return []
         header = entries[0]
         if header != self._header:
+            sampled = "" if header.sampling is None else f", the stub sampling at {header.sampling.temperature:g}"
             raise DatasetError(
-                f"{self.path} holds a run of graph {header.graph!r} over another dataset or with "
-                f"{header.epochs} epoch(s): it cannot be resumed as this one (drop --resume to start over)"
+                f"{self.path} holds a run of graph {header.graph!r} over another dataset, with "
+                f"{header.epochs} epoch(s) or another sampling{sampled}: it cannot be resumed as this one (drop "
+                "--resume to start over)"
             )
         return [entry for entry in entries[1:] if isinstance(entry, _Finished)]
 
@@ -128,7 +147,11 @@ async def run_plan(plan: EvalPlan, configs: Sequence[AgentConfig], console: Cons
     """
     for config in configs:
         await check_provider(config)
-    results = ResultsFile(plan.out, _Header(dataset_sha256=plan.dataset.sha256, graph=plan.graph, epochs=plan.epochs))
+    stored = ResultsFile.stored_header(plan.out) if plan.resume else None
+    configs = [_seeded(config, stored.sampling if stored is not None else None) for config in configs]
+    sampling = next((found for config in configs if (found := stub_sampling(config)) is not None), None)
+    header = _Header(dataset_sha256=plan.dataset.sha256, graph=plan.graph, epochs=plan.epochs, sampling=sampling)
+    results = ResultsFile(plan.out, header)
     finished = results.read() if plan.resume else []
     results.start(keep=plan.resume)
     runs: list[EvalRun] = []
@@ -172,6 +195,17 @@ async def run_plan(plan: EvalPlan, configs: Sequence[AgentConfig], console: Cons
                     )
                 )
     return runs
+
+
+def _seeded(config: AgentConfig, stored: StubSampling | None) -> AgentConfig:
+    """``config`` with the stub's base seed fixed when it samples with none set: the seed of the run being
+    resumed when it sampled at the same temperature, else one drawn now (and recorded in the header)."""
+    stub = config.stub
+    if stub.seed is not None or stub_sampling(config) is None:
+        return config
+    same = stored is not None and stored.temperature == stub.temperature
+    seed = stored.seed if same and stored is not None else secrets.randbits(32)
+    return msgspec.structs.replace(config, stub=msgspec.structs.replace(stub, seed=seed))
 
 
 def _default_concurrency(config: AgentConfig) -> int:

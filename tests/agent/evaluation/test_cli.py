@@ -139,3 +139,30 @@ def test_eval_on_the_local_model_starts_and_stops_its_own_server(
     assert run.model == "smollm2-135m-instruct"
     assert run.concurrency == 1
     assert run.metrics.errors == 0
+
+
+def test_a_sampled_eval_resumes_from_its_own_base_seed_and_refuses_another_sampling(
+    eval_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An interrupted eval whose stub sampled with no seed set draws its remaining cases from the seed it began
+    with: the resumed report is the uninterrupted one, and names that one seed."""
+    monkeypatch.setenv("HARNESS_STUB_TEMPERATURE", "1")
+    monkeypatch.delenv("HARNESS_STUB_SEED", raising=False)
+    dataset = write_dataset(eval_env / "small.jsonl", SMALL_DATASET)
+    out = eval_env / "out"
+    assert harness_eval("--dataset", str(dataset), "--out", str(out), "--epochs", "3") == 0
+    whole = load_report(out / "report.json")
+    results = out / "results.jsonl"
+    lines = results.read_bytes().splitlines()
+    results.write_bytes(b"\n".join(lines[:3]) + b"\n")  # the header and two cases: the rest was interrupted
+
+    assert harness_eval("--dataset", str(dataset), "--out", str(out), "--epochs", "3", "--resume") == 0
+
+    resumed = load_report(out / "report.json")
+    assert resumed.runs[0].sampling == whole.runs[0].sampling is not None
+    drawn = [(c.id, c.epoch, [t.cited for t in c.turns]) for c in whole.runs[0].cases]
+    assert [(c.id, c.epoch, [t.cited for t in c.turns]) for c in resumed.runs[0].cases] == drawn
+    capsys.readouterr()
+    monkeypatch.setenv("HARNESS_STUB_TEMPERATURE", "0.5")
+    assert harness_eval("--dataset", str(dataset), "--out", str(out), "--epochs", "3", "--resume") == 2
+    assert "another sampling, the stub sampling at 1" in capsys.readouterr().err

@@ -23,7 +23,7 @@ def shared() -> Iterator[SharedStores]:
 
 
 @pytest.fixture
-async def client(shared: SharedStores) -> AsyncIterator[redis.asyncio.Redis]:
+async def redis_client(shared: SharedStores) -> AsyncIterator[redis.asyncio.Redis]:
     connection = redis.asyncio.Redis.from_url(shared.redis_url)
     try:
         yield connection

@@ -24,9 +24,9 @@ class Unreachable:
         raise AssertionError(f"the cluster asked PostgreSQL ({name})")
 
 
-def cluster_on(client: redis.asyncio.Redis, keys: RunKeys) -> RedisCluster:
+def cluster_on(redis_client: redis.asyncio.Redis, keys: RunKeys) -> RedisCluster:
     log = RedisEventLog(
-        client,
+        redis_client,
         Unreachable(),  # type: ignore[arg-type]
         Unreachable(),  # type: ignore[arg-type]
         keys=keys,
@@ -35,8 +35,8 @@ def cluster_on(client: redis.asyncio.Redis, keys: RunKeys) -> RedisCluster:
         replay_window=100,
     )
     return RedisCluster(
-        client,
-        client,
+        redis_client,
+        redis_client,
         Unreachable(),  # type: ignore[arg-type]
         log,
         keys=keys,
@@ -52,5 +52,5 @@ def keys(shared: SharedStores) -> RunKeys:
 
 
 @pytest.fixture
-def cluster(client: redis.asyncio.Redis, keys: RunKeys) -> RedisCluster:
-    return cluster_on(client, keys)
+def cluster(redis_client: redis.asyncio.Redis, keys: RunKeys) -> RedisCluster:
+    return cluster_on(redis_client, keys)

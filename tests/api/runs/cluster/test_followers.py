@@ -27,30 +27,30 @@ class Notified:
 
 
 async def test_every_change_since_the_last_pass_is_written_in_one_pass(
-    client: redis.asyncio.Redis, keys: RunKeys
+    redis_client: redis.asyncio.Redis, keys: RunKeys
 ) -> None:
     for number in range(500):
-        await client.hset(keys.run(f"r_{number}"), "last_seq", number)
-    cluster = cluster_on(client, keys)
+        await redis_client.hset(keys.run(f"r_{number}"), "last_seq", number)
+    cluster = cluster_on(redis_client, keys)
     notified = Notified()
     cluster._local = notified  # type: ignore[assignment]
     for number in range(500):
         cluster.following(f"r_{number}", True)
     cluster.following("r_7", False)  # the latest change of a run wins
     pipelines = []
-    opened = client.pipeline
+    opened = redis_client.pipeline
 
     def pipeline(**options: Any) -> Any:
         pipelines.append(options)
         return opened(**options)
 
-    client.pipeline = pipeline  # type: ignore[method-assign,assignment]
+    redis_client.pipeline = pipeline  # type: ignore[method-assign,assignment]
 
     await cluster._apply_changes()
 
     assert len(pipelines) == 1, "one round trip for the whole pass"
-    assert await client.hget(keys.subscribers("r_3"), INSTANCE) == b"0"
-    assert await client.hget(keys.subscribers("r_7"), INSTANCE) is None
+    assert await redis_client.hget(keys.subscribers("r_3"), INSTANCE) == b"0"
+    assert await redis_client.hget(keys.subscribers("r_7"), INSTANCE) is None
     assert "r_7" not in notified.seqs
     assert notified.seqs["r_499"] == 499, "followers learn the last seq committed, where the tail starts"
     assert len(notified.seqs) == 499

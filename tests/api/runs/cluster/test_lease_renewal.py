@@ -58,21 +58,23 @@ async def maintain(cluster: RedisCluster, runs: RunsHere) -> None:
     await cluster._maintain()
 
 
-async def test_a_lease_still_held_is_renewed(client: redis.asyncio.Redis, keys: RunKeys, cluster: RedisCluster) -> None:
-    await client.set(keys.lease("r_1"), INSTANCE, px=1000)
+async def test_a_lease_still_held_is_renewed(
+    redis_client: redis.asyncio.Redis, keys: RunKeys, cluster: RedisCluster
+) -> None:
+    await redis_client.set(keys.lease("r_1"), INSTANCE, px=1000)
     runs = RunsHere({"r_1": RunHere("r_1", "running")})
 
     await maintain(cluster, runs)
 
     assert runs.fenced_runs == []
-    assert await client.pttl(keys.lease("r_1")) > 1000, "renewed to the whole lease"
+    assert await redis_client.pttl(keys.lease("r_1")) > 1000, "renewed to the whole lease"
 
 
 async def test_a_lease_another_instance_took_fences_the_run(
-    client: redis.asyncio.Redis, keys: RunKeys, cluster: RedisCluster
+    redis_client: redis.asyncio.Redis, keys: RunKeys, cluster: RedisCluster
 ) -> None:
-    await client.set(keys.lease("r_running"), "another-instance", px=10_000)
-    await client.set(keys.lease("r_paused"), "another-instance", px=10_000)
+    await redis_client.set(keys.lease("r_running"), "another-instance", px=10_000)
+    await redis_client.set(keys.lease("r_paused"), "another-instance", px=10_000)
     runs = RunsHere({"r_running": RunHere("r_running", "running"), "r_paused": RunHere("r_paused", "waiting")})
 
     await maintain(cluster, runs)

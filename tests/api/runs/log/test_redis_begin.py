@@ -38,9 +38,9 @@ class Unreachable:
 
 
 @pytest.fixture
-def log(client: redis.asyncio.Redis, shared: SharedStores) -> RedisEventLog:
+def log(redis_client: redis.asyncio.Redis, shared: SharedStores) -> RedisEventLog:
     return RedisEventLog(
-        client,
+        redis_client,
         Unreachable(),  # type: ignore[arg-type]
         Unreachable(),  # type: ignore[arg-type]
         keys=RunKeys(shared.redis_prefix),
@@ -52,9 +52,9 @@ def log(client: redis.asyncio.Redis, shared: SharedStores) -> RedisEventLog:
 
 @pytest.mark.parametrize(("owner", "caller"), list(itertools.product(OWNERS, CALLERS)))
 async def test_begin_lets_a_caller_continue_exactly_the_sessions_the_python_rule_lets_them(
-    client: redis.asyncio.Redis, log: RedisEventLog, owner: str | None, caller: SessionAccess
+    redis_client: redis.asyncio.Redis, log: RedisEventLog, owner: str | None, caller: SessionAccess
 ) -> None:
-    await client.set(log.keys.owner("s_owned"), owner or "")
+    await redis_client.set(log.keys.owner("s_owned"), owner or "")
 
     try:
         busy = await log.begin_run(run_record("r_owned", "s_owned"), caller)
@@ -64,4 +64,4 @@ async def test_begin_lets_a_caller_continue_exactly_the_sessions_the_python_rule
         begun = busy is None
 
     assert begun is caller.may_continue(owner)
-    assert (await client.get(log.keys.owner("s_owned"))) == (owner or "").encode(), "the owner never changes"
+    assert (await redis_client.get(log.keys.owner("s_owned"))) == (owner or "").encode(), "the owner never changes"

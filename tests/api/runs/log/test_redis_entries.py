@@ -35,7 +35,7 @@ ANYONE = SessionAccess(owner=None, any_session=True)
 
 
 @pytest.fixture
-async def open_log(client: redis.asyncio.Redis, shared: SharedStores) -> AsyncIterator[Callable[..., Any]]:
+async def open_log(redis_client: redis.asyncio.Redis, shared: SharedStores) -> AsyncIterator[Callable[..., Any]]:
     """``await open_log(window=..., sealer=...)``: a log on the test's stores, closed at the end."""
     opened: list[RedisEventLog] = []
     async with open_pool(shared.database_url) as pool:
@@ -45,7 +45,7 @@ async def open_log(client: redis.asyncio.Redis, shared: SharedStores) -> AsyncIt
 
         async def start(*, window: int = 1000, sealer: Sealer | None = None, instance: str = "a") -> RedisEventLog:
             log = RedisEventLog(
-                client,
+                redis_client,
                 RunArchive(pool, sealer),
                 SessionOwners(pool),
                 keys=RunKeys(shared.redis_prefix),
@@ -81,15 +81,15 @@ async def committed(log: RedisEventLog, run_id: str, seqs: range) -> None:
 
 
 async def test_a_commit_is_one_entry_and_a_read_from_any_seq_returns_exactly_what_follows(
-    open_log: Callable[..., Any], client: Any
+    open_log: Callable[..., Any], redis_client: Any
 ) -> None:
     log = await open_log()
     await begun(log, "r_one")
     await committed(log, "r_one", range(1, 301))
     await committed(log, "r_one", range(301, 321))
 
-    assert await client.xlen(log.keys.events("r_one")) == 2
-    assert [entry_id for entry_id, _ in await client.xrange(log.keys.events("r_one"))] == [b"300-0", b"320-0"]
+    assert await redis_client.xlen(log.keys.events("r_one")) == 2
+    assert [entry_id for entry_id, _ in await redis_client.xrange(log.keys.events("r_one"))] == [b"300-0", b"320-0"]
     for after in (0, 1, 2, 150, 299, 300, 301, 319, 320):
         events, trimmed = await log.read("r_one", after)
         assert [e.seq for e in events] == list(range(after + 1, 321)), after
@@ -98,14 +98,14 @@ async def test_a_commit_is_one_entry_and_a_read_from_any_seq_returns_exactly_wha
 
 
 async def test_the_replay_window_and_trim_point_stay_exact_when_the_trim_cuts_an_entry(
-    open_log: Callable[..., Any], client: Any
+    open_log: Callable[..., Any], redis_client: Any
 ) -> None:
     log = await open_log(window=10)
     await begun(log, "r_trim")
     await committed(log, "r_trim", range(1, 31))  # one entry, 1..30: the trim point 20 cuts it
     await committed(log, "r_trim", range(31, 36))
 
-    assert [entry_id for entry_id, _ in await client.xrange(log.keys.events("r_trim"))] == [b"30-0", b"35-0"]
+    assert [entry_id for entry_id, _ in await redis_client.xrange(log.keys.events("r_trim"))] == [b"30-0", b"35-0"]
     events, trimmed = await log.read("r_trim", 0)
     assert trimmed == 25
     assert [e.seq for e in events] == [1, *range(26, 36)]  # the topology, then exactly the window
@@ -113,20 +113,20 @@ async def test_the_replay_window_and_trim_point_stay_exact_when_the_trim_cuts_an
     assert [e.seq for e in events] == list(range(28, 36))
     await committed(log, "r_trim", range(36, 46))
     # neither 1..30 nor 31..35 holds an event above the new trim point (35): both are gone
-    assert [entry_id for entry_id, _ in await client.xrange(log.keys.events("r_trim"))] == [b"45-0"]
+    assert [entry_id for entry_id, _ in await redis_client.xrange(log.keys.events("r_trim"))] == [b"45-0"]
     events, trimmed = await log.read("r_trim", 0)
     assert (trimmed, [e.seq for e in events]) == (35, [1, *range(36, 46)])
 
 
 async def test_a_retried_commit_is_skipped_and_a_writer_without_the_lease_is_fenced(
-    open_log: Callable[..., Any], client: Any
+    open_log: Callable[..., Any], redis_client: Any
 ) -> None:
     log = await open_log()
     await begun(log, "r_retry")
     await committed(log, "r_retry", range(1, 11))
-    (entry_id, fields), *_ = await client.xrange(log.keys.events("r_retry"))
+    (entry_id, fields), *_ = await redis_client.xrange(log.keys.events("r_retry"))
     keys = log.keys
-    script = client.register_script(APPEND)
+    script = redis_client.register_script(APPEND)
     args = ["r_retry", "a", 1000, 10_000, b"", "", "", 1, 10, fields[b"f"], event(1).frame, 0]
 
     again = await script(keys=script_keys(keys, "r_retry"), args=[keys.prefix, *args])
@@ -134,34 +134,34 @@ async def test_a_retried_commit_is_skipped_and_a_writer_without_the_lease_is_fen
 
     assert again == [b"ok", 10]
     assert other == [b"fenced", -1]
-    assert await client.xlen(keys.events("r_retry")) == 1
+    assert await redis_client.xlen(keys.events("r_retry")) == 1
     assert entry_id == b"10-0"
 
 
-async def test_a_sealed_entry_opens_in_its_place_only(open_log: Callable[..., Any], client: Any) -> None:
+async def test_a_sealed_entry_opens_in_its_place_only(open_log: Callable[..., Any], redis_client: Any) -> None:
     sealer = Sealer(EncryptionKey(os.urandom(32)))
     log = await open_log(sealer=sealer)
     for run_id in ("r_a", "r_b"):
         await begun(log, run_id)
         await committed(log, run_id, range(1, 6))
-    (_, fields), *_ = await client.xrange(log.keys.events("r_a"))
+    (_, fields), *_ = await redis_client.xrange(log.keys.events("r_a"))
 
     assert b"token_delta" not in fields[b"f"]
     assert [e.seq for e in (await log.read("r_a", 0))[0]] == [1, 2, 3, 4, 5]
-    await client.xadd(log.keys.events("r_b"), {"f": fields[b"f"]}, id="6-0")  # r_a's entry, moved to r_b
+    await redis_client.xadd(log.keys.events("r_b"), {"f": fields[b"f"]}, id="6-0")  # r_a's entry, moved to r_b
     with pytest.raises(TamperedError):
         await log.read("r_b", 0)
 
 
 async def test_entries_of_one_event_each_written_before_batching_are_still_read(
-    open_log: Callable[..., Any], client: Any
+    open_log: Callable[..., Any], redis_client: Any
 ) -> None:
     log = await open_log()
     await begun(log, "r_old")
     keys = log.keys
     for seq in range(1, 4):
-        await client.xadd(keys.events("r_old"), {"t": event(seq).type, "f": event(seq).frame}, id=f"{seq}-0")
-    await client.hset(keys.run("r_old"), mapping={"topology": event(1).frame, "last_seq": 3})
+        await redis_client.xadd(keys.events("r_old"), {"t": event(seq).type, "f": event(seq).frame}, id=f"{seq}-0")
+    await redis_client.hset(keys.run("r_old"), mapping={"topology": event(1).frame, "last_seq": 3})
     await committed(log, "r_old", range(4, 8))
 
     events, _ = await log.read("r_old", 0)
