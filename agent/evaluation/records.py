@@ -72,7 +72,8 @@ class GraphRecord(msgspec.Struct, kw_only=True):
     state: Any = None
     """The final state values (JSON-safe, redacted and bounded like a run's output)."""
     steps: list[GraphStep] = msgspec.field(default_factory=list)
-    """Every stop of the case, in order; the last one's state is ``state``."""
+    """Every stop of a case checked turn by turn (``expect.turns``), in order; the last one's state is ``state``.
+    Empty for other cases: a report would otherwise hold a graph's whole state once per stop."""
     trajectory: list[NodeStep] = msgspec.field(default_factory=list)
     tool_calls: list[ToolCall] = msgspec.field(default_factory=list)
     interrupts: list[Any] = msgspec.field(default_factory=list)

@@ -138,8 +138,10 @@ def _new_entries(previous: GraphStep | None, step: GraphStep) -> list[dict[str, 
     """The trace entries this step's send added. The trace holds one run's entries; a resume continues the
     run of the turn it answers, so its trace starts with that turn's."""
     trace: list[dict[str, Any]] = (step.state or {}).get("trace") or []
-    before: list[dict[str, Any]] = ((previous.state or {}).get("trace") or []) if previous is not None else []
-    return trace[len(before) :] if before and trace[: len(before)] == before else trace
+    if step.sent != "resume" or previous is None:
+        return trace  # a message begins a run of its own
+    before: list[dict[str, Any]] = (previous.state or {}).get("trace") or []
+    return trace[len(before) :] if trace[: len(before)] == before else trace
 
 
 def _turns(case: GraphCase, record: GraphRecord) -> Check:
