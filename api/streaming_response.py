@@ -92,7 +92,12 @@ class _ASGIEventStream(ASGIStreamingResponse):
 
     async def _send_events(self, scope: Scope, send: Send, receive: Receive) -> None:
         """The body, until the iterator ends, the client leaves, or (identity on) the token it was opened with
-        no longer stands: then the body ends cleanly, without a terminal event, and the run goes on."""
+        no longer stands: then the body ends cleanly, without a terminal event, and the run goes on.
+
+        The last two cancel this task once, and a library may swallow that: Python 3.11's ``asyncio.wait_for``,
+        which redis-py writes every command through, returns its result when the cancellation lands as the
+        command completes. Every chunk sent looks again, so a stream whose cancellation was lost ends with its
+        next chunk (a heartbeat period at most) rather than when the run does."""
         sending = asyncio.current_task()
         assert sending is not None
         ended = revoked = False
@@ -110,6 +115,8 @@ class _ASGIEventStream(ASGIStreamingResponse):
                 del chunk
                 await send({"type": "http.response.body", "body": body, "more_body": True})
                 del body
+                if listener.done() or (held is not None and held.ended):
+                    raise asyncio.CancelledError  # its cancellation was swallowed on the way (_send_events)
             if held is not None:
                 held.release()
             await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -65,6 +65,8 @@ async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConf
         async for part in agent.graph.astream(
             stream_input, config, stream_mode=STREAM_MODES, version="v2", durability=TURN_DURABILITY
         ):
+            if run.cancel_reason is not None:
+                raise asyncio.CancelledError  # the abort's cancellation was swallowed on the way (Run.abort)
             event = translator.translate(part)
             if event is not None:
                 run.emit(event)
@@ -117,6 +119,8 @@ async def execute_graph(
             stream = GraphStream(graph, config, clock=clock, modes=options.modes)
             slice_ends = time.perf_counter() + _SLICE_S
             async for payload in stream.events(graph_input, context=options.context):
+                if run.cancel_reason is not None:
+                    raise asyncio.CancelledError  # the abort's cancellation was swallowed on the way (Run.abort)
                 run.emit(payload)
                 if time.perf_counter() >= slice_ends:
                     await asyncio.sleep(0)

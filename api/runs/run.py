@@ -134,7 +134,11 @@ class Run:
         return seq
 
     def abort(self, reason: str) -> None:
-        """Stop executing the run; its executor ends it with an ``error`` event of ``reason``."""
+        """Stop executing the run; its executor ends it with an ``error`` event of ``reason``.
+
+        The task is cancelled once, and a library may swallow that (Python 3.11's ``asyncio.wait_for``, under
+        redis-py's commands and psycopg_pool's waits, returns its result when the cancellation lands as the call
+        completes): the executor also looks at ``cancel_reason`` at every part the graph streams."""
         if self.task is not None and not self.task.done() and self.cancel_reason is None:
             self.cancel_reason = reason
             self.task.cancel()

@@ -10,7 +10,7 @@ import pytest
 from langgraph_sdk import get_client
 
 from api.auth import AuthConfig
-from tests.e2e.agent_protocol.turns import ALICE, BOB, EXAMPLES, GATED_GRAPH
+from tests.e2e.agent_protocol.turns import ALICE, BOB, EXAMPLES, GATED_GRAPH, SWALLOWING_GRAPH
 from tests.support.graph_projects import isolated_loading, write_project
 
 if TYPE_CHECKING:
@@ -54,6 +54,20 @@ def gated(serve: Callable[..., LiveServer], settings: Settings, tmp_path: Path) 
 @pytest.fixture
 async def gated_sdk(gated: LiveServer) -> AsyncIterator[LangGraphClient]:
     async with get_client(url=gated.url, timeout=30) as client:
+        yield client
+
+
+@pytest.fixture
+async def swallowing_sdk(
+    serve: Callable[..., LiveServer], settings: Settings, tmp_path: Path
+) -> AsyncIterator[LangGraphClient]:
+    """An SDK client of the service serving ``turns.SWALLOWING_GRAPH`` as graph ``swallowing``."""
+    config = write_project(
+        tmp_path / "swallowing",
+        {"swallowing.py": SWALLOWING_GRAPH, "langgraph.json": {"graphs": {"swallowing": "./swallowing.py:graph"}}},
+    )
+    served = serve(msgspec.structs.replace(settings, graphs_config=config))
+    async with get_client(url=served.url, timeout=30) as client:
         yield client
 
 

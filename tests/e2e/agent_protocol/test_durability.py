@@ -121,3 +121,26 @@ async def test_a_running_run_is_cancelled(gated_sdk: LangGraphClient, tmp_path: 
     assert (await gated_sdk.threads.get(thread["thread_id"]))["status"] == "idle"
     state = await gated_sdk.threads.get_state(thread["thread_id"])
     assert state["values"]["steps"] == ["first"], "the held node never finished"
+
+
+async def test_a_cancel_whose_cancellation_is_swallowed_still_ends_the_run(
+    swallowing_sdk: LangGraphClient, tmp_path: Path
+) -> None:
+    mark = tmp_path / "swallowed"
+    thread = await swallowing_sdk.threads.create()
+    run = await swallowing_sdk.runs.create(
+        thread["thread_id"], "swallowing", input={"mark": str(mark)}, stream_mode="custom"
+    )
+    followed: list[StreamPart] = []
+    stream = swallowing_sdk.runs.join_stream(thread["thread_id"], run["run_id"], stream_mode="custom")
+    async with aclosing(stream) as parts:
+        async for part in parts:
+            followed.append(part)
+            if part.event == "custom" and part.data == {"tick": 3}:
+                await swallowing_sdk.runs.cancel(thread["thread_id"], run["run_id"])
+
+    assert mark.read_text() == "swallowed", "the cancellation was lost on its way"
+    ticks = [part.data["tick"] for part in followed if part.event == "custom"]
+    assert ticks[-1] <= 4, "the run ends at the next part it streams, not after its 400"
+    assert data_of(followed, "error")[0]["error"] == "cancelled"
+    assert (await swallowing_sdk.runs.get(thread["thread_id"], run["run_id"]))["status"] == "interrupted"

@@ -28,6 +28,7 @@ __all__ = (
     "REFUND",
     "REFUND_APPROVAL",
     "REPORT",
+    "SWALLOWING_GRAPH",
     "TOPIC",
     "agent_server_id",
     "collect",
@@ -96,6 +97,56 @@ GATED_GRAPH = """
     builder.add_edge("last", END)
     graph = builder.compile(name="gated")
 """
+
+
+SWALLOWING_GRAPH = """
+    import asyncio
+    from pathlib import Path
+
+    from langgraph.config import get_stream_writer
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.graph.state import CompiledStateGraph
+    from typing_extensions import TypedDict
+
+
+    class State(TypedDict, total=False):
+        mark: str
+        ticks: int
+
+
+    class SwallowingGraph(CompiledStateGraph):
+        # Its stream, read by the run's own task, swallows that task's first cancellation, as Python 3.11's
+        # asyncio.wait_for (under redis-py's commands) does when the cancellation lands as the work it waits for
+        # completes, and writes the file named by the input's "mark" when it does.
+        async def astream(self, graph_input, *args, **kwargs):
+            swallowed = False
+            async for part in super().astream(graph_input, *args, **kwargs):
+                yield part
+                try:
+                    await asyncio.sleep(0.05)
+                except asyncio.CancelledError:
+                    if swallowed:
+                        raise
+                    swallowed = True
+                    Path(graph_input["mark"]).write_text("swallowed")
+
+
+    def tick(state: State) -> State:
+        write = get_stream_writer()
+        for number in range(400):
+            write({"tick": number})
+        return {"ticks": 400}
+
+
+    builder = StateGraph(State)
+    builder.add_node("tick", tick)
+    builder.add_edge(START, "tick")
+    builder.add_edge("tick", END)
+    graph = builder.compile(name="swallowing")
+    graph.__class__ = SwallowingGraph
+"""
+"""A project whose graph's stream swallows the first cancellation of the run's task, then goes on: its 400 parts
+take 20 s."""
 
 
 def agent_server_id(graph_id: str) -> str:
