@@ -6,6 +6,8 @@ slots of this instance's open streams, so the streams of a dead instance stop co
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import itertools
 from typing import TYPE_CHECKING
 
@@ -29,6 +31,8 @@ class RedisStreamQuota:
         self._numbers = itertools.count()
         self._open: dict[str, str] = {}
         """This instance's open slots, each with its subject's key."""
+        self._releasing: dict[str, set[asyncio.Future[int]]] = {}
+        """The removals of slots given back here, by subject key, until Redis has them."""
 
     def _key(self, subject: str) -> str:
         return f"{self._prefix}:streams:{subject}"
@@ -36,6 +40,10 @@ class RedisStreamQuota:
     async def acquire(self, subject: str) -> str:
         slot = f"{self._instance}:{next(self._numbers)}"
         key = self._key(subject)
+        if releasing := self._releasing.get(key):
+            # a stream of this subject that ended here is counted out before this one is counted in: a client that
+            # closes a stream and opens another is not refused for the one it closed
+            await asyncio.wait(releasing)
         if not await self._take(keys=[key], args=[slot, self._limit, self._ttl_ms]):
             raise too_many(self._limit)
         self._open[slot] = key
@@ -43,8 +51,20 @@ class RedisStreamQuota:
 
     async def release(self, slot: str) -> None:
         key = self._open.pop(slot, None)
-        if key is not None:
-            await self._redis.zrem(key, slot)
+        if key is None:
+            return
+        removal = asyncio.ensure_future(self._redis.zrem(key, slot))
+        self._releasing.setdefault(key, set()).add(removal)
+        removal.add_done_callback(functools.partial(self._released, key))
+        await asyncio.shield(removal)  # a stream's end is often a cancellation, which must not leave the slot taken
+
+    def _released(self, key: str, removal: asyncio.Future[int]) -> None:
+        releasing = self._releasing[key]
+        releasing.discard(removal)
+        if not releasing:
+            del self._releasing[key]
+        if not removal.cancelled():
+            removal.exception()  # retrieved: a removal that failed leaves the slot to expire, not a warning
 
     async def renew(self) -> None:
         """Push back the expiry of every slot this instance holds."""
