@@ -240,6 +240,13 @@ class RedisCluster:
 
     async def _write_changes(self, changes: dict[str, bool]) -> None:
         keys = self._keys
+        for run_id, present in changes.items():
+            # before the writes: a presence renewal that finds Redis lost it (_be_present) writes again what is
+            # followed now, and must not bring back a run whose removal it overtakes
+            if present:
+                self._followed.add(run_id)
+            else:
+                self._followed.discard(run_id)
         async with self._redis.pipeline(transaction=False) as pipe:
             for run_id, present in changes.items():
                 verb = "set" if present else "del"
@@ -251,10 +258,8 @@ class RedisCluster:
             replies = await pipe.execute()
         for (run_id, present), last_seq in zip(changes.items(), replies[1::2], strict=True):
             if not present:
-                self._followed.discard(run_id)
                 self._tails.pop(run_id, None)
                 continue
-            self._followed.add(run_id)
             # the tail reads what comes after last_seq; what came before is the followers' to read from the log
             self._tails[run_id] = max(self._tails.get(run_id, 0), int(last_seq or 0))
             self.local.notify_followers(run_id, self._tails[run_id])

@@ -3,6 +3,7 @@ pipeline, so that ten thousand streams opening at once do not cost ten thousand 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,3 +71,22 @@ async def test_a_pass_that_cannot_reach_redis_keeps_its_changes_for_the_next() -
 
     assert cluster._changes == {"r_1": True, "r_2": True}
     await unreachable.aclose()
+
+
+async def test_a_pass_forgets_a_run_before_it_writes_the_removal(
+    redis_client: redis.asyncio.Redis, keys: RunKeys
+) -> None:
+    """A presence renewal that finds Redis lost this instance's presence writes again every run followed here
+    (``_be_present``): one that runs while the removal is on its way must not bring the run back."""
+    cluster = cluster_on(redis_client, keys)
+    cluster._local = Notified()  # type: ignore[assignment]
+    cluster.following("r_1", True)
+    await cluster._apply_changes()
+    cluster.following("r_1", False)
+    removing = asyncio.create_task(cluster._apply_changes())
+    await asyncio.sleep(0)  # the pass has taken its changes; its writes are on their way
+    followed_meanwhile = set(cluster._followed)
+    await removing
+
+    assert followed_meanwhile == set()
+    assert await redis_client.hget(keys.subscribers("r_1"), INSTANCE) is None
