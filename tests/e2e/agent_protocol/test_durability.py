@@ -141,6 +141,6 @@ async def test_a_cancel_whose_cancellation_is_swallowed_still_ends_the_run(
 
     assert mark.read_text() == "swallowed", "the cancellation was lost on its way"
     ticks = [part.data["tick"] for part in followed if part.event == "custom"]
-    assert ticks[-1] <= 4, "the run ends at the next part it streams, not after its 400"
+    assert ticks[-1] < 20, "the run ends at the next part it streams, not after its 100"
     assert data_of(followed, "error")[0]["error"] == "cancelled"
     assert (await swallowing_sdk.runs.get(thread["thread_id"], run["run_id"]))["status"] == "interrupted"

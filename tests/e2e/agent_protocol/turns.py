@@ -123,7 +123,7 @@ SWALLOWING_GRAPH = """
             async for part in super().astream(graph_input, *args, **kwargs):
                 yield part
                 try:
-                    await asyncio.sleep(0.05)
+                    await asyncio.sleep(0.2)  # where the run's task waits nearly all the time
                 except asyncio.CancelledError:
                     if swallowed:
                         raise
@@ -133,9 +133,9 @@ SWALLOWING_GRAPH = """
 
     def tick(state: State) -> State:
         write = get_stream_writer()
-        for number in range(400):
+        for number in range(100):
             write({"tick": number})
-        return {"ticks": 400}
+        return {"ticks": 100}
 
 
     builder = StateGraph(State)
@@ -145,7 +145,7 @@ SWALLOWING_GRAPH = """
     graph = builder.compile(name="swallowing")
     graph.__class__ = SwallowingGraph
 """
-"""A project whose graph's stream swallows the first cancellation of the run's task, then goes on: its 400 parts
+"""A project whose graph's stream swallows the first cancellation of the run's task, then goes on: its 100 parts
 take 20 s."""
 
 
