@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from agent import format_timestamp
 from agent.stores import is_store_failure
+from api.stopping import stop_task
 
 if TYPE_CHECKING:
     from agent import Clock
@@ -48,8 +49,7 @@ class RetentionLoop:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await stop_task(self._task)
 
     async def purge_once(self) -> None:
         if self._cluster is not None and not await self._cluster.take_turn("purge", self._interval_s):

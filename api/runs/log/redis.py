@@ -27,6 +27,7 @@ from api.runs.log.redis_key_check import RedisKeyCheck
 from api.runs.log.redis_scripts import APPEND, BEGIN, CLAIM, HOLD, RELEASE, RENEW
 from api.runs.log.threads import encode_thread, open_thread
 from api.runs.log.writer import BatchWriter
+from api.stopping import stop_task
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -117,8 +118,7 @@ class RedisEventLog:
             )
         await self._writer.stop()
         if self._archiver is not None:
-            self._archiver.cancel()
-            await asyncio.gather(self._archiver, return_exceptions=True)
+            await stop_task(self._archiver)
         if self._unarchived or self._unclaimed:
             try:
                 async with asyncio.timeout(_RETRY_MAX_S):

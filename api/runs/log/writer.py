@@ -15,6 +15,7 @@ import logging
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from api.runs.log.commit_window import CommitWindow
+from api.stopping import stop_task
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -58,8 +59,7 @@ class BatchWriter(Generic[_Op]):
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await stop_task(self._task)
 
     async def flush(self) -> None:
         """Wait until everything queued so far is committed; ``LogUnwritable`` once the writer has stopped."""
