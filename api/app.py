@@ -143,7 +143,7 @@ def create_app(
     middleware += site_checks(hosts_allowed=settings.hosts_allowed, cors_origins=settings.cors_origins)
     if identity is not None:
         middleware.append(identity.middleware())
-    body_middleware: list[Any] = body_checks()
+    body_middleware: list[Any] = body_checks(read_timeout_s=settings.request_read_timeout_s)
     stores: dict[str, Any] = {}
     if settings.rate_limit_per_minute > 0:
         body_middleware.append(

@@ -67,6 +67,7 @@ def _api_error(request: Request[Any, Any, Any], exc: ApiError) -> Response[Probl
         detail=exc.detail,
         headers=exc.headers or None,
         run_id=exc.run_id,
+        errors=[FieldError(path=f"$.{path}", message=message) for path, message in exc.fields.items()] or None,
     )
 
 

@@ -17,13 +17,15 @@ ApiError
 │   ├── RunFinished             run_finished: cancel of a run that has ended
 │   ├── RunCancelled            run_cancelled: the JSON caller's run was cancelled meanwhile
 │   └── ThreadExists            thread_exists: a thread created with an id that is taken (if_exists: raise)
+├── RequestTimeout (408)         request_timeout: the request's headers or body did not arrive in time
 ├── UnsupportedMediaType (415)   unsupported_media_type: a JSON route's body sent as anything but JSON
 ├── HostNotAllowed (421)         host_not_allowed: a Host header outside HARNESS_ALLOWED_HOSTS (DNS rebinding)
 ├── InvalidCursor (422)          invalid_cursor: a Last-Event-ID or ?after= the run cannot have
 ├── BodyTooDeep (422)            body_too_deep: a JSON body nested deeper than the parser is allowed to go
 ├── RunRequestInvalid (422)      run_request_invalid: an Agent Protocol run this service does not run as asked
-├── SessionIdRefused (422)       session_id_refused: a session id shaped like a card number, national id,
-│                               bank account or key (never stored, never repeated)
+├── IdRefused (422)              id_refused: another id of the client's (an AG-UI runId, a message's or tool
+│   │                           call's id) shaped like a card number, national id, bank account or key
+│   └── SessionIdRefused        session_id_refused: a session id of that shape (never stored, never repeated)
 ├── TooManyStreams (429)         too_many_streams: the subject holds its quota of open event streams
 ├── TurnFailed (500, 502, 503)  the run ended with an error event; ``code`` is the event's
 └── ServiceUnavailable (503)    service_unavailable: shutting down
@@ -42,11 +44,13 @@ __all__ = (
     "DocumentNotFound",
     "Forbidden",
     "HostNotAllowed",
+    "IdRefused",
     "InvalidCursor",
     "NotAnApprover",
     "NotFound",
     "NotTheOwner",
     "OriginNotAllowed",
+    "RequestTimeout",
     "RunCancelled",
     "RunFinished",
     "RunNotFound",
@@ -72,10 +76,13 @@ class ApiError(Exception):
     title: str = "Internal error"
     default_headers: ClassVar[dict[str, str]] = {}
 
-    def __init__(self, detail: str, *, run_id: str | None = None) -> None:
+    def __init__(self, detail: str, *, run_id: str | None = None, fields: dict[str, str] | None = None) -> None:
+        """``fields``: for a 422, each failing field's path in the body (``config.configurable.thread_id``) and
+        what is wrong with it."""
         super().__init__(detail)
         self.detail = detail
         self.run_id = run_id
+        self.fields = fields or {}
         self.headers = dict(self.default_headers)
 
 
@@ -214,6 +221,16 @@ class InvalidCursor(ApiError):
     title = "Invalid event cursor"
 
 
+class RequestTimeout(ApiError):
+    """The body came slower than ``HARNESS_REQUEST_READ_TIMEOUT_S`` allows (``api.request_checks.read_deadline``);
+    the connection closes, since what is left of the body is never read."""
+
+    status_code = 408
+    code = "request_timeout"
+    title = "Request timeout"
+    default_headers: ClassVar[dict[str, str]] = {"Connection": "close"}
+
+
 class BodyTooDeep(ApiError):
     """A JSON body nested deeper than ``MAX_JSON_DEPTH``: parsing it would exhaust the parser's recursion."""
 
@@ -230,15 +247,30 @@ class ThreadIdInvalid(ApiError):
     title = "Invalid thread id"
 
 
-class SessionIdRefused(ApiError):
+class IdRefused(ApiError):
+    """An id the client made up holds what is never stored or echoed; the message names the field, not its value."""
+
     status_code = 422
+    code = "id_refused"
+    title = "Id refused"
+
+    def __init__(self, field: str) -> None:
+        message = (
+            "has the shape of a card number, a national id, a bank account or a key; such ids are refused and "
+            "never stored or echoed"
+        )
+        super().__init__(f"{field} {message}.", fields={field: message})
+
+
+class SessionIdRefused(IdRefused):
     code = "session_id_refused"
     title = "Session id refused"
 
     def __init__(self) -> None:
-        super().__init__(
+        ApiError.__init__(
+            self,
             "This session id has the shape of a card number, a national id, a bank account or a key; such ids are "
-            "refused and never stored. Leave session_id out and the server makes one."
+            "refused and never stored. Leave session_id out and the server makes one.",
         )
 
 

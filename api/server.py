@@ -13,7 +13,7 @@ import asyncio
 import gc
 import logging
 import signal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import uvicorn
@@ -23,6 +23,7 @@ from agent.llm import local_model_served
 from api.app import create_app
 from api.auth import identity_secrets
 from api.graph_registry import check_graphs
+from api.request_checks import with_header_deadline
 from api.runs.stores import check_run_stores_open, check_stores
 from api.settings import Settings
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
     from api.auth.identity import Identity
 
-__all__ = ("GracefulServer", "serve")
+__all__ = ("GracefulServer", "serve", "uvicorn_config")
 
 _GRACEFUL_SHUTDOWN_S = 10
 logger = logging.getLogger(__name__)
@@ -68,6 +69,15 @@ class GracefulServer(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
+def uvicorn_config(app: Litestar, *, host: str, port: int, read_timeout_s: float, **options: Any) -> uvicorn.Config:
+    """uvicorn's configuration for ``app``, its HTTP parser giving each request ``read_timeout_s`` to send its
+    headers (``api.request_checks.read_deadline``; the body's deadline is the app's own)."""
+    config = uvicorn.Config(app, host=host, port=port, **options)
+    config.load()
+    config.http_protocol_class = with_header_deadline(config.http_protocol_class, read_timeout_s)
+    return config
+
+
 def serve(
     *, host: str | None = None, port: int | None = None, provider: str | None = None, config: Path | None = None
 ) -> int:
@@ -88,10 +98,11 @@ def _serve(settings: Settings, *, host: str | None, port: int | None) -> int:
     asyncio.run(check_run_stores_open(settings))  # so is a key that does not fit the stores, or plain values with one
     asyncio.run(check_graphs(settings))  # and a configured graph that does not load: one line per graph
     app = create_app(msgspec.structs.replace(settings, host=host or settings.host))  # its own name is allowed
-    config = uvicorn.Config(
+    config = uvicorn_config(
         app,
         host=host or settings.host,
         port=settings.port if port is None else port,
+        read_timeout_s=settings.request_read_timeout_s,
         timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_S,
         log_level="info",
     )

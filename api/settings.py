@@ -43,6 +43,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     (``HARNESS_REPLAY_WINDOW``)."""
     max_body_bytes: int = 64 * 1024
     """Larger request bodies answer 413 (``HARNESS_MAX_BODY_BYTES``)."""
+    request_read_timeout_s: float = 10.0
+    """How long a client may take to send a request's headers, and then its body; a slower one answers 408 and its
+    connection closes (``HARNESS_REQUEST_READ_TIMEOUT_S``)."""
     rate_limit_per_minute: int = 120
     """Turns (``POST /chat`` and ``/chat/resume``) a client address may start per minute; 0 turns it off
     (``HARNESS_RATE_LIMIT_PER_MINUTE``)."""
@@ -120,6 +123,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             retry_ms=read_optional_int(env, "HARNESS_SSE_RETRY_MS") or 2000,
             replay_window=window or 10_000,
             max_body_bytes=read_optional_int(env, "HARNESS_MAX_BODY_BYTES") or 64 * 1024,
+            request_read_timeout_s=_seconds_over_zero(env, "HARNESS_REQUEST_READ_TIMEOUT_S", 10.0),
             rate_limit_per_minute=_or_default(read_optional_int(env, "HARNESS_RATE_LIMIT_PER_MINUTE"), 120),
             redis_url=redis_url,
             redis_prefix=prefix,

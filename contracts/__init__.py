@@ -48,7 +48,7 @@ from contracts.events import (
 )
 from contracts.graph_events import GRAPH_STREAM_MODES, GraphPart, GraphStreamMode, InterruptInfo, RunCompleted
 from contracts.health import Health
-from contracts.ids import ID_PATTERN, RunId, SessionId
+from contracts.ids import CLIENT_ID_PATTERN, ID_PATTERN, ClientId, RunId, SessionId
 from contracts.knowledge import KnowledgeDocument
 from contracts.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, problem_type
 from contracts.requests import ApprovalDecision, ChatRequest, ResumeRequest
@@ -66,6 +66,7 @@ from contracts.responses import (
 from contracts.runs import RunError, RunSnapshot, RunStatus
 
 __all__ = (
+    "CLIENT_ID_PATTERN",
     "ENVELOPE_OF",
     "ENVELOPE_VERSION",
     "GRAPH_STREAM_MODES",
@@ -85,6 +86,7 @@ __all__ = (
     "ChatRequest",
     "ChatResponse",
     "Citation",
+    "ClientId",
     "CostUpdated",
     "CostUpdatedEvent",
     "Envelope",

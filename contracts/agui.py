@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from contracts.ids import ID_PATTERN, SessionId
+from contracts.ids import ID_PATTERN, ClientId, SessionId
 from contracts.requests import ApprovalDecision
 
 __all__ = (
@@ -42,7 +42,7 @@ Role = Literal["developer", "system", "assistant", "user", "tool", "activity", "
 class AgUiMessage(msgspec.Struct, kw_only=True):
     """One message of the conversation so far. Only the newest `user` message is read: it is the turn."""
 
-    id: str
+    id: ClientId
     role: Role
     content: Annotated[
         str | list[dict[str, Any]] | dict[str, Any] | None,
@@ -83,7 +83,7 @@ class AgUiRunInput(msgspec.Struct, rename="camel", kw_only=True):
     """AG-UI 1.0 `RunAgentInput`: a new turn (the newest user message), or the answer to a paused run's interrupt."""
 
     thread_id: Annotated[SessionId, msgspec.Meta(description="The session: turns of a thread share history.")]
-    run_id: Annotated[str, msgspec.Meta(description="The client's id for this AG-UI run, echoed in its events.")]
+    run_id: Annotated[ClientId, msgspec.Meta(description="The client's id for this AG-UI run, echoed in its events.")]
     messages: list[AgUiMessage]
     resume: (
         Annotated[
@@ -98,7 +98,7 @@ class AgUiRunInput(msgspec.Struct, rename="camel", kw_only=True):
         | None
     ) = None
     protocol_version: str | None = None
-    parent_run_id: str | None = None
+    parent_run_id: ClientId | None = None
     state: Any = None
     tools: list[dict[str, Any]] | None = None
     context: list[dict[str, Any]] | None = None

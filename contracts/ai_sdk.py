@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from contracts.ids import SessionId
+from contracts.ids import ClientId, SessionId
 
 __all__ = ("AiSdkChatRequest", "AiSdkTrigger", "AiSdkUIMessage")
 
@@ -22,7 +22,7 @@ AiSdkTrigger = Literal["submit-message", "regenerate-message"]
 class AiSdkUIMessage(msgspec.Struct, kw_only=True):
     """One UI message of the chat (`UIMessage`)."""
 
-    id: str
+    id: ClientId
     role: Literal["system", "user", "assistant"]
     parts: Annotated[
         list[dict[str, Any]],
@@ -61,5 +61,6 @@ class AiSdkChatRequest(msgspec.Struct, rename="camel", kw_only=True):
         ),
     ] = "submit-message"
     message_id: Annotated[
-        str | None, msgspec.Meta(description="The message the request is about (an approval's assistant message).")
+        ClientId | None,
+        msgspec.Meta(description="The message the request is about (an approval's assistant message)."),
     ] = None

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import msgspec
 
-__all__ = ("ID_PATTERN", "RunId", "SessionId")
+__all__ = ("CLIENT_ID_PATTERN", "ID_PATTERN", "ClientId", "RunId", "SessionId")
 
 ID_PATTERN = r"^(?!.*\n)[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
 r"""What a run or session id may be: 1-64 of ``[A-Za-z0-9_-]``, not starting with ``_`` or ``-``.
@@ -31,5 +31,22 @@ RunId = Annotated[
         pattern=ID_PATTERN,
         description="A run is one turn, from the user's message to its terminal event, pauses included.",
         examples=["r_0c1d2e3f4a5b6c7d"],
+    ),
+]
+
+CLIENT_ID_PATTERN = r"^(?!.*\n)[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
+"""What an id a client makes up and the service echoes may be (an AG-UI ``runId``, a message's id, a tool call's):
+1-128 of ``[A-Za-z0-9_.:-]``, which a UUID, a nanoid, ``call_…`` and ``toolu_…`` fit. One shaped like a card
+number, a national id, a bank account or a key is refused besides (``id_refused``): never stored, never echoed."""
+
+ClientId = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=CLIENT_ID_PATTERN,
+        description=(
+            "An id of the client's: 1-128 of [A-Za-z0-9_.:-]; one shaped like a card number, national id, bank "
+            "account or key is refused (422 `id_refused`)."
+        ),
+        examples=["6f1c0b7e-2f7a-4c55-9d1e-0c3b0f6b9a11"],
     ),
 ]

@@ -1,6 +1,7 @@
 """A ``RunCreate`` read into what the registry runs: the graph, the input or the resume, and the run's options.
 
-Refused with a 422 before anything starts: a stream mode LangGraph does not have, the
+Refused with a 422 before anything starts: options that carry a key LangGraph or the service reads itself
+(``api.runs.run_options``), a stream mode LangGraph does not have, the
 multitask strategies it does not implement (``enqueue``, ``rollback``), both ``input`` and ``command``, a
 support agent's input that carries no message (or a resume that is not a decision), an unknown assistant.
 """
@@ -13,6 +14,7 @@ from agent import support_decision, support_message
 from agent.graphs import SUPPORT_GRAPH_ID, parse_modes
 from api.exceptions import RunRequestInvalid, UnknownAssistant
 from api.runs.log.records import GraphRun
+from api.runs.run_options import screen_run_options
 
 if TYPE_CHECKING:
     from agent.graphs import GraphRegistry, RegisteredGraph
@@ -70,6 +72,7 @@ def read_run_request(request: RunCreate, graphs: GraphRegistry, *, detached: boo
         raise RunRequestInvalid(
             "interrupt_before and interrupt_after are not served: a graph pauses where its nodes call interrupt()."
         )
+    screen_run_options(request.config, request.metadata, request.context)
     if registered.graph_id == SUPPORT_GRAPH_ID:
         _check_support_request(request.input, resume)
     options = GraphRun(

@@ -36,11 +36,8 @@ async def thread_history(
     graphs: GraphRegistry, thread: ThreadRecord, *, limit: int, before: str | dict[str, Any] | None
 ) -> list[ThreadState]:
     config = _config(thread)
-    before_config = None
-    if isinstance(before, str):
-        before_config = {"configurable": {"checkpoint_id": before}}
-    elif isinstance(before, dict):
-        before_config = before if "configurable" in before else {"configurable": before}
+    before_id = _checkpoint_id(before)
+    before_config = None if before_id is None else {"configurable": {"checkpoint_id": before_id}}
     async with thread_graph(graphs, thread).graph_for(config) as graph:
         return [
             state_view(snapshot)
@@ -60,6 +57,15 @@ async def update_thread_state(
         checkpoint_ns=configurable.get("checkpoint_ns", ""),
         checkpoint_id=configurable.get("checkpoint_id"),
     )
+
+
+def _checkpoint_id(before: str | dict[str, Any] | None) -> str | None:
+    """The checkpoint id a history's ``before`` names (an id, a checkpoint, or a config holding one); nothing else
+    of it reaches the checkpointer (the thread is the request's)."""
+    if isinstance(before, dict):
+        inner = before.get("configurable", before)
+        before = inner.get("checkpoint_id") if isinstance(inner, dict) else None
+    return before if isinstance(before, str) else None
 
 
 def _config(thread: ThreadRecord) -> Any:

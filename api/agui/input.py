@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import msgspec
 from litestar.exceptions import ValidationException
 
+from api.request_checks.client_ids import refuse_personal_ids
 from contracts import ChatRequest, ResumeRequest
 from contracts.agui import AgUiResolvedEntry
 
@@ -22,7 +23,15 @@ __all__ = ("requested_turn",)
 
 
 def requested_turn(data: AgUiRunInput) -> ChatRequest | ResumeRequest:
-    """The turn ``data`` starts, or the decision it makes; a 422 when it carries neither."""
+    """The turn ``data`` starts, or the decision it makes; a 422 when it carries neither, or an id of the client's
+    that holds a personal number."""
+    refuse_personal_ids(
+        [
+            ("runId", data.run_id),
+            ("parentRunId", data.parent_run_id),
+            *((f"messages[{index}].id", message.id) for index, message in enumerate(data.messages)),
+        ]
+    )
     if data.resume:
         return _decision(data.resume[0], data.thread_id)
     for index in range(len(data.messages) - 1, -1, -1):

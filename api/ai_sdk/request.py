@@ -14,6 +14,7 @@ import msgspec
 from litestar.exceptions import ValidationException
 
 from api.ai_sdk.translate import approval_id_of
+from api.request_checks.client_ids import refuse_personal_ids
 from contracts import ChatRequest, ResumeRequest
 
 if TYPE_CHECKING:
@@ -25,7 +26,20 @@ _ANSWERED = "approval-responded"
 
 
 def requested_turn(data: AiSdkChatRequest) -> ChatRequest | ResumeRequest:
-    """The turn ``data`` starts, or the decision it makes; a 422 when it carries neither."""
+    """The turn ``data`` starts, or the decision it makes; a 422 when it carries neither, or an id of the client's
+    that holds a personal number."""
+    refuse_personal_ids(
+        [
+            ("messageId", data.message_id),
+            *((f"messages[{index}].id", message.id) for index, message in enumerate(data.messages)),
+            *(
+                (f"messages[{index}].parts[{number}].toolCallId", part.get("toolCallId"))
+                for index, message in enumerate(data.messages)
+                for number, part in enumerate(message.parts)
+                if isinstance(part.get("toolCallId"), str)
+            ),
+        ]
+    )
     index = len(data.messages) - 1
     message = data.messages[index]
     if message.role == "user":

@@ -3,7 +3,8 @@
 Litestar parses a route's ``data`` as JSON whatever the ``Content-Type`` says, so a page of any origin could
 start a turn with a ``text/plain`` or form ``POST``, which a browser sends cross-site without a preflight.
 ``application/json`` and the ``+json`` types are accepted, with any parameters (``charset``); a body with no
-``Content-Type`` at all is refused too. The body read here is the one the route then parses: Litestar keeps it
+``Content-Type`` at all is refused too. The body is read within ``HARNESS_REQUEST_READ_TIMEOUT_S`` of its
+headers (408 when it comes slower). The body read here is the one the route then parses: Litestar keeps it
 on the connection, and enforces ``HARNESS_MAX_BODY_BYTES`` (413) while reading it.
 """
 
@@ -18,6 +19,7 @@ from litestar.enums import ScopeType
 from api.exceptions import BodyTooDeep, UnsupportedMediaType
 from api.request_checks._scope import header
 from api.request_checks.json_depth import MAX_JSON_DEPTH, nests_deeper_than
+from api.request_checks.read_deadline import deadline_receive
 
 if TYPE_CHECKING:
     from litestar.handlers import BaseRouteHandler
@@ -40,12 +42,13 @@ def takes_body(handler: BaseRouteHandler) -> bool:
 class JsonBodyCheck:
     """Middleware for the routes that take a body (``takes_body``): its media type, then its depth."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, read_timeout_s: float) -> None:
         self.app = app
+        self._read_timeout_s = read_timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == ScopeType.HTTP:
-            await _check(scope, receive, send)
+            await _check(scope, deadline_receive(receive, self._read_timeout_s), send)
         await self.app(scope, receive, send)
 
 

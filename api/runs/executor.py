@@ -27,6 +27,7 @@ from agent import (
 from agent.graphs import GraphStream
 from agent.llm import LLMError
 from agent.stores import is_store_failure
+from api.runs.run_options import without_reserved
 from contracts import ErrorInfo, InteractionLogged, RunStatus, TokenDelta
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ async def execute_graph(
         async with registered.graph_for(config) as graph:
             stream = GraphStream(graph, config, clock=clock, modes=options.modes)
             slice_ends = time.perf_counter() + _SLICE_S
-            async for payload in stream.events(graph_input, context=options.context):
+            async for payload in stream.events(graph_input, context=_context(options.context)):
                 if run.cancel_reason is not None:
                     raise asyncio.CancelledError  # the abort's cancellation was swallowed on the way (Run.abort)
                 run.emit(payload)
@@ -133,6 +134,10 @@ async def execute_graph(
     except BaseException as exc:
         if not _ended(run, exc, lambda: stream.current_node if stream is not None else None):
             raise
+
+
+def _context(context: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if context is None else without_reserved(context)
 
 
 def _ended(run: Run, exc: BaseException, running_node: Callable[[], str | None]) -> bool:

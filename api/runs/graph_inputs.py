@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent import admit, support_decision, support_message
+from api.runs.run_options import client_config, without_reserved
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -25,9 +26,9 @@ __all__ = ("graph_run_config", "support_admission")
 
 
 def graph_run_config(run: Run, options: GraphRun) -> RunnableConfig:
-    """The run's config: the client's, with the thread, the run and the graph named the way the Agent Server
-    names them (``configurable`` and ``metadata``)."""
-    config: dict[str, Any] = dict(options.config)
+    """The run's config: what the client may set of it (``api.runs.run_options``), with the thread, the run and
+    the graph named the way the Agent Server names them (``configurable`` and ``metadata``)."""
+    config = client_config(options.config)
     names = {
         "thread_id": run.session_id,
         "run_id": run.run_id,
@@ -35,7 +36,7 @@ def graph_run_config(run: Run, options: GraphRun) -> RunnableConfig:
         "assistant_id": options.assistant_id,
     }
     config["configurable"] = {**config.get("configurable", {}), **names}
-    config["metadata"] = {**config.get("metadata", {}), **options.metadata, **names}
+    config["metadata"] = {**config.get("metadata", {}), **without_reserved(options.metadata), **names}
     return config  # type: ignore[return-value]  # a RunnableConfig is this dict
 
 

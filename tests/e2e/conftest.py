@@ -11,6 +11,7 @@ import pytest
 import uvicorn
 
 from api.app import create_app
+from api.server import uvicorn_config
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -21,12 +22,20 @@ if TYPE_CHECKING:
 
 
 class LiveServer:
-    def __init__(self, app: Litestar) -> None:
+    def __init__(self, app: Litestar, *, read_timeout_s: float = 10.0, **options: object) -> None:
+        """``options``: more of uvicorn's (``http="h11"``)."""
         self.app = app
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5
+        config = uvicorn_config(
+            app,
+            host="127.0.0.1",
+            port=self.port,
+            read_timeout_s=read_timeout_s,
+            log_level="warning",
+            lifespan="on",
+            timeout_graceful_shutdown=5,
+            **options,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
@@ -58,7 +67,7 @@ def serve() -> Iterator[Callable[..., LiveServer]]:
     servers: list[LiveServer] = []
 
     def start(settings: Settings, **overrides: object) -> LiveServer:
-        server = LiveServer(create_app(settings, **overrides))  # type: ignore[arg-type]
+        server = LiveServer(create_app(settings, **overrides), read_timeout_s=settings.request_read_timeout_s)  # type: ignore[arg-type]
         servers.append(server.__enter__())
         return server
 

@@ -27,7 +27,7 @@ from agent.config import AgentConfig, StubConfig
 from agent.evaluation.writer import write_reports
 from api.openapi import LAST_EVENT_ID_PATTERN
 from api.settings import Settings
-from contracts import ID_PATTERN, INTERRUPT_ID_PATTERN, PROBLEM_MEDIA_TYPE
+from contracts import CLIENT_ID_PATTERN, ID_PATTERN, INTERRUPT_ID_PATTERN, PROBLEM_MEDIA_TYPE
 from tests.agent.evaluation.test_reports import sample_report
 
 if TYPE_CHECKING:
@@ -124,7 +124,59 @@ async def test_an_id_with_a_trailing_newline_is_422_wherever_an_id_is_taken_and_
         assert runs_stored(local) == 1
 
 
-@pytest.mark.parametrize("pattern", [ID_PATTERN, LAST_EVENT_ID_PATTERN, INTERRUPT_ID_PATTERN])
+CARD = "4111-1111-1111-1111"
+"""A card number in the shape every client id pattern admits (digits and dashes)."""
+
+
+def _ag_ui(**fields: Any) -> dict[str, Any]:
+    return {"threadId": "t-ok", "runId": "r1", "messages": [{"id": "m1", "role": "user", "content": QUESTION}]} | fields
+
+
+def _ai_sdk(message: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    return {"id": "chat-ok", "messages": [message], "trigger": "submit-message"} | fields
+
+
+USER_MESSAGE = {"id": "m1", "role": "user", "parts": [{"type": "text", "text": QUESTION}]}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/ag-ui", _ag_ui(runId=CARD), "$.runId"),
+        ("/ag-ui", _ag_ui(parentRunId=CARD.replace("-", "")), "$.parentRunId"),
+        ("/ag-ui", _ag_ui(messages=[{"id": CARD, "role": "user", "content": QUESTION}]), "$.messages[0].id"),
+        ("/ai-sdk/chat", _ai_sdk({**USER_MESSAGE, "id": CARD}), "$.messages[0].id"),
+        ("/ai-sdk/chat", _ai_sdk(USER_MESSAGE, messageId=CARD), "$.messageId"),
+        (
+            "/ai-sdk/chat",
+            _ai_sdk({**USER_MESSAGE, "parts": [*USER_MESSAGE["parts"], {"type": "tool-x", "toolCallId": CARD}]}),
+            "$.messages[0].parts[1].toolCallId",
+        ),
+    ],
+    ids=[
+        "ag-ui runId",
+        "ag-ui parentRunId",
+        "ag-ui message id",
+        "ai-sdk message id",
+        "ai-sdk messageId",
+        "tool call id",
+    ],
+)
+async def test_a_client_id_holding_a_personal_number_is_refused_never_echoed_and_nothing_is_stored(
+    serve: Callable[..., LiveServer], local: Settings, path: str, body: dict[str, Any], field: str
+) -> None:
+    server = serve(local)
+    async with httpx.AsyncClient(base_url=server.url) as client:
+        refused = await client.post(path, json=body)
+
+    problem = assert_problem(refused, 422, "id_refused")
+    assert [error["path"] for error in problem["errors"]] == [field]
+    assert CARD not in refused.text
+    assert CARD.replace("-", "") not in refused.text
+    assert runs_stored(local) == 0
+
+
+@pytest.mark.parametrize("pattern", [ID_PATTERN, LAST_EVENT_ID_PATTERN, INTERRUPT_ID_PATTERN, CLIENT_ID_PATTERN])
 def test_every_published_id_pattern_is_a_full_match_in_python_and_in_ecma_262(pattern: str) -> None:
     valid = "r_0c1d2e3f" if pattern == ID_PATTERN else "r_0c1d2e3f:42"
     ecma = jsonschema_rs.validator_for({"type": "string", "pattern": pattern})
