@@ -19,7 +19,6 @@ from agent.clock import (
 from agent.config import AgentConfig, ConfigError, StubConfig, read_float, read_optional_int, redact_url
 from agent.erasure import deleted_account
 from agent.errors import AgentError
-from agent.events import STREAM_MODES, StreamTranslator, read_topology
 from agent.graph import NODE_LABELS, build_graph
 from agent.graph_tracing import for_every_task
 from agent.intake import admit, carries_personal_data, message_text, support_decision, support_message
@@ -28,11 +27,11 @@ from agent.response import chat_response, pending_approval
 from agent.runtime import Agent, open_agent
 from agent.sealing import Sealer, is_sealed, key_id, place
 from agent.state import AgentState
+from agent.support_runs import SupportRuns
 from agent.turns import TURN_DURABILITY, resume_turn, run_turn, thread_config
 
 __all__ = (
     "NODE_LABELS",
-    "STREAM_MODES",
     "TURN_DURABILITY",
     "Agent",
     "AgentConfig",
@@ -45,8 +44,8 @@ __all__ = (
     "Sealer",
     "SequentialIds",
     "SteppingClock",
-    "StreamTranslator",
     "StubConfig",
+    "SupportRuns",
     "SystemClock",
     "admit",
     "build_graph",
@@ -65,7 +64,6 @@ __all__ = (
     "place",
     "read_float",
     "read_optional_int",
-    "read_topology",
     "redact_url",
     "resume_turn",
     "run_turn",

@@ -1,4 +1,5 @@
-"""GenAI spans for any graph, from LangChain's callbacks: ``invoke_agent {graph}`` for a run, ``chat {model}``
+"""GenAI spans for any graph, from LangChain's callbacks: ``invoke_agent {graph}`` for a run (the graph's
+name, or its id when it has none; ``gen_ai.agent.id`` is the id), ``chat {model}``
 for each chat model call, ``execute_tool {tool}`` for each tool.
 
 A graph written the way LangGraph users write them never touches OpenTelemetry; its runs are traced anyway
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, TracerProvider
 
 __all__ = ("GenAITracer", "current_tracer", "for_every_task", "parent_context", "tracing_to")
+
+_UNNAMED = "LangGraph"
+"""The name LangGraph gives a compiled graph nobody named: such a run is named by its graph id."""
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
 
@@ -94,8 +98,12 @@ class GenAITracer(BaseCallbackHandler):
             self._parents[run_id] = parent_run_id
             return
         metadata = metadata or {}
-        agent = str(metadata.get("graph_id") or kwargs.get("name") or (serialized or {}).get("name") or "graph")
+        graph_id = metadata.get("graph_id")
+        name = kwargs.get("name") or (serialized or {}).get("name")
+        agent = str((name if name and name != _UNNAMED else None) or graph_id or "graph")
         attrs: dict[str, Any] = {gen_ai.OPERATION_NAME: "invoke_agent", gen_ai.AGENT_NAME: agent}
+        if graph_id is not None:
+            attrs[gen_ai.AGENT_ID] = str(graph_id)
         thread_id = metadata.get("thread_id")
         if thread_id is not None:
             attrs[gen_ai.CONVERSATION_ID] = str(thread_id)

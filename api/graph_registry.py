@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent import SupportRuns
 from agent.graphs import apply_graphs_config, load_graphs, open_registry, read_graphs_config
 
 if TYPE_CHECKING:
@@ -29,4 +30,9 @@ async def check_graphs(settings: Settings) -> None:
 
 
 async def open_graphs(settings: Settings, agent: Agent) -> GraphRegistry:
-    return await open_registry(settings.graphs_config, support=agent.graph, checkpointer=agent.stores.checkpointer)
+    return await open_registry(
+        settings.graphs_config,
+        support=agent.graph,
+        support_hooks=SupportRuns(agent),
+        checkpointer=agent.stores.checkpointer,
+    )

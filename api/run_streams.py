@@ -43,7 +43,7 @@ def run_stream(
 ) -> EventStream:
     """The run's events after ``after``, as ``encoder`` writes them (the service's own envelopes by default)."""
     return EventStream(
-        slot.hold(runs.streams.follow(run_id, after, encoder or runs.envelopes)),
+        slot.hold(runs.streams.follow(run_id, after, encoder or runs.envelopes(run_id))),
         media_type=EVENT_STREAM,
         headers={**SSE_HEADERS, **(headers or {})},
     )

@@ -10,9 +10,9 @@ from agent.clock import SequentialIds, SteppingClock
 from agent.config import AgentConfig, StubConfig
 from agent.llm.local_server import LocalModelServer
 from api.app import create_app
-from api.runs.stream.frames import FrameEncoder
+from api.runs.stream.frames import EnvelopeEncoder
 from api.settings import Settings
-from tests.support.frame_schema import frame_problems
+from tests.support.frame_schema import envelope_problems
 from tests.support.fuzz_seed import replay_hint
 from tests.support.shared_stores import SharedStores, fresh_shared_stores
 
@@ -38,19 +38,19 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 @pytest.fixture(autouse=True)
-def every_frame_meets_the_contract(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Check every SSE frame any in-process server encodes in any test against docs/schemas/envelope.json."""
+def every_envelope_meets_the_contract(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Check every envelope any in-process server logs in any test against docs/schemas/envelope.json."""
     problems: list[str] = []
-    encode = FrameEncoder.encode
+    encode = EnvelopeEncoder.encode
 
-    def checked(self: FrameEncoder, *args: object, **kwargs: object) -> tuple[str, bytes]:
-        kind, frame = encode(self, *args, **kwargs)  # type: ignore[arg-type]
-        problems.extend(f"{kind}: {problem}" for problem in frame_problems(frame.rstrip(b"\n")))
-        return kind, frame
+    def checked(self: EnvelopeEncoder, *args: object, **kwargs: object) -> tuple[str, bytes]:
+        kind, envelope = encode(self, *args, **kwargs)  # type: ignore[arg-type]
+        problems.extend(f"{kind}: {problem}" for problem in envelope_problems(kind, envelope))
+        return kind, envelope
 
-    monkeypatch.setattr(FrameEncoder, "encode", checked)
+    monkeypatch.setattr(EnvelopeEncoder, "encode", checked)
     yield
-    assert not problems, "frames that break the contract:\n" + "\n".join(problems[:20])
+    assert not problems, "envelopes that break the contract:\n" + "\n".join(problems[:20])
 
 
 @pytest.fixture(params=["embedded", "shared"])

@@ -6,7 +6,9 @@
 - ``graph_topology`` and ``graph_schemas``: what any compiled graph looks like and takes;
 - ``GraphStream``: one run of a graph as ``NodeStarted``/``NodeCompleted``/``GraphPart`` payloads, then its
   ``GraphOutcome`` (paused at ``InterruptInfo``s, or ``RunCompleted``); ``to_json_safe`` is how every value it
-  logs is made JSON-safe, redacted and bounded.
+  logs is made JSON-safe, redacted and bounded;
+- ``RunHooks``: how a graph's input enters a run and its stops settle (``GRAPH_RUNS`` for any graph; the support
+  agent has its own, ``agent.SupportRuns``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,16 @@ from agent.graphs.registry import (
     assistant_id_of,
     open_registry,
 )
+from agent.graphs.run_hooks import (
+    GRAPH_RUNS,
+    Finish,
+    GraphRuns,
+    Pause,
+    RunContext,
+    RunHooks,
+    Settlement,
+    approval_of,
+)
 from agent.graphs.schemas import GraphSchemas, graph_schemas
 from agent.graphs.streaming import GraphOutcome, GraphStream
 from agent.graphs.topology import graph_topology
@@ -32,20 +44,28 @@ __all__ = (
     "ASSISTANT_NAMESPACE",
     "DEFAULT_MODES",
     "DEFAULT_PART_LIMIT_BYTES",
+    "GRAPH_RUNS",
     "SUPPORT_GRAPH_ID",
+    "Finish",
     "GraphEvent",
     "GraphFailure",
     "GraphLoadError",
     "GraphOutcome",
     "GraphRegistry",
+    "GraphRuns",
     "GraphSchemas",
     "GraphSpec",
     "GraphStream",
     "GraphsConfig",
     "LoadedGraph",
     "PartTranslator",
+    "Pause",
     "RegisteredGraph",
+    "RunContext",
+    "RunHooks",
+    "Settlement",
     "apply_graphs_config",
+    "approval_of",
     "assistant_id_of",
     "describe_error",
     "graph_schemas",

@@ -19,6 +19,7 @@ from agent.config import ConfigError
 from agent.graphs.config import read_graphs_config
 from agent.graphs.environment import apply_graphs_config
 from agent.graphs.loading import load_graphs
+from agent.graphs.run_hooks import GRAPH_RUNS
 from agent.graphs.schemas import graph_schemas
 from agent.graphs.topology import graph_topology
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
     from agent.graphs.compiled import CompiledGraph
     from agent.graphs.loading import LoadedGraph
+    from agent.graphs.run_hooks import RunHooks
     from agent.graphs.schemas import GraphSchemas
     from contracts import GraphTopology
 
@@ -70,10 +72,13 @@ class RegisteredGraph:
         *,
         description: str | None = None,
         loaded: LoadedGraph | None = None,
+        hooks: RunHooks = GRAPH_RUNS,
     ) -> None:
         """``graph`` is the compiled graph (for a factory: the one it gave when loaded); ``loaded`` is how it was
-        loaded from a config, when it was."""
+        loaded from a config, when it was; ``hooks``: how its input enters and its stops settle (any graph's, or
+        the support agent's)."""
         self.graph_id = graph_id
+        self.hooks = hooks
         self.assistant_id = assistant_id_of(graph_id)
         self.name = graph.name if graph.name and graph.name != _UNNAMED else graph_id
         self.description = description
@@ -163,12 +168,14 @@ async def open_registry(
     config_path: str | Path | None,
     *,
     support: CompiledGraph,
+    support_hooks: RunHooks,
     checkpointer: BaseCheckpointSaver[Any] | None,
 ) -> GraphRegistry:
-    """The support agent (the graph ``open_agent`` built) and the graphs of the ``langgraph.json`` at
-    ``config_path``, if one is given: its ``env`` and ``dependencies`` applied first, every graph loaded on
-    ``checkpointer`` (the service's). ``ConfigError`` (a ``GraphLoadError`` when graphs fail) stops the start."""
-    graphs = [RegisteredGraph(SUPPORT_GRAPH_ID, support, description=SUPPORT_DESCRIPTION)]
+    """The support agent (the graph ``open_agent`` built, run with ``support_hooks``) and the graphs of the
+    ``langgraph.json`` at ``config_path``, if one is given: its ``env`` and ``dependencies`` applied first, every
+    graph loaded on ``checkpointer`` (the service's). ``ConfigError`` (a ``GraphLoadError`` when graphs fail)
+    stops the start."""
+    graphs = [RegisteredGraph(SUPPORT_GRAPH_ID, support, description=SUPPORT_DESCRIPTION, hooks=support_hooks)]
     if config_path is not None:
         config = read_graphs_config(config_path)
         if any(spec.graph_id == SUPPORT_GRAPH_ID for spec in config.graphs):

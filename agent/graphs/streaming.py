@@ -3,24 +3,25 @@
 ::
 
     stream = GraphStream(graph, config, clock=clock, modes=["values", "messages-tuple"])
-    async for payload in stream.events(graph_input):      # NodeStarted | NodeCompleted | GraphPart
+    async for payload in stream.events(graph_input):      # NodeStarted | NodeCompleted | GraphPart | ...
         run.emit(payload)
-    outcome = await stream.outcome()                      # from the checkpoint: paused, or the output
-    ... run.pause(outcome.interrupts) if outcome.paused else run.complete(outcome.completed())
+    outcome = await stream.outcome()                      # from the checkpoint: paused, or the final state
+    settlement = await registered.hooks.settle(outcome, context)   # what the stop becomes (api.runs.executor)
 
 ``graph_input`` is the run's input or a ``Command(resume=...)``; the graph is asked for its own streams
 (``astream(..., subgraphs=True, version="v2")``), translated by ``agent.graphs.translate``. When the stream
 raises, ``stream.current_node`` is the node the error (or a cancel) hit. The outcome is read from the
 checkpoint (``aget_state``), so the graph must run on a checkpointer, as every registered graph does: pending
 interrupts make a pause (each with its id, value and the namespace of the subgraph that raised it), none the
-final state as the run's output, both JSON-safe, redacted and bounded like every payload.
+final state as the run's output, both JSON-safe, redacted and bounded like every payload (the state as the graph
+holds it is there too, for hooks that read it typed, as the support agent's do).
 """
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-import msgspec
 from langgraph.types import StateSnapshot
 
 from agent.clock import SystemClock
@@ -44,13 +45,21 @@ _NS_SEPARATOR = "|"
 """Between the levels of a checkpoint namespace (``step:<task id>|inner:<task id>``)."""
 
 
-class GraphOutcome(msgspec.Struct, frozen=True, kw_only=True):
+class GraphOutcome:
     """Where a run of a graph stopped."""
 
-    values: Any
-    """The state values (JSON-safe): the output of a finished run, the state so far of a paused one."""
-    interrupts: tuple[InterruptInfo, ...] = ()
-    """What the graph waits for; empty when it finished."""
+    def __init__(self, state: Any, interrupts: tuple[InterruptInfo, ...] = (), *, limit_bytes: int) -> None:
+        self.state = state
+        """The state values as the graph holds them (what the support agent's ``ChatResponse`` is read from)."""
+        self.interrupts = interrupts
+        """What the graph waits for (JSON-safe values); empty when it finished."""
+        self._limit = limit_bytes
+
+    @cached_property
+    def values(self) -> Any:
+        """The state values, JSON-safe, redacted and bounded: the output of a finished run, the state so far of a
+        paused one (made when first asked for: the support agent's turns never ask)."""
+        return to_json_safe(self.state, limit_bytes=self._limit)
 
     @property
     def paused(self) -> bool:
@@ -72,13 +81,17 @@ class GraphStream:
         clock: Clock | None = None,
         modes: Sequence[str] = DEFAULT_MODES,
         limit_bytes: int = DEFAULT_PART_LIMIT_BYTES,
+        nodes_report_themselves: bool = False,
     ) -> None:
         """``modes``: the LangGraph stream modes the run logs as ``GraphPart``s (``messages-tuple`` is
-        ``messages``); ``limit_bytes`` bounds one part, interrupt value or output."""
+        ``messages``); ``limit_bytes`` bounds one part, interrupt value or output; ``nodes_report_themselves``:
+        the node events are the graph's own (``PartTranslator``)."""
         self._graph = graph
         self._config = config
         self._limit = limit_bytes
-        self.translator = PartTranslator(clock or SystemClock(), modes, limit_bytes=limit_bytes)
+        self.translator = PartTranslator(
+            clock or SystemClock(), modes, limit_bytes=limit_bytes, nodes_report_themselves=nodes_report_themselves
+        )
 
     @property
     def current_node(self) -> str | None:
@@ -114,14 +127,14 @@ class GraphStream:
 
     async def outcome(self) -> GraphOutcome:
         """Paused at interrupts, or finished with its state: as the checkpoint has it now."""
-        state = await self._graph.aget_state(self._config, subgraphs=True)
-        values = to_json_safe(state.values, limit_bytes=self._limit)
+        state = await self._graph.aget_state(self._config)
         if not state.interrupts:
-            return GraphOutcome(values=values)
+            return GraphOutcome(state.values, limit_bytes=self._limit)
+        state = await self._graph.aget_state(self._config, subgraphs=True)  # where each interrupt was raised
         namespaces = _interrupt_namespaces(state)
         return GraphOutcome(
-            values=values,
-            interrupts=tuple(
+            state.values,
+            tuple(
                 InterruptInfo(
                     id=interrupt.id,
                     value=to_json_safe(interrupt.value, limit_bytes=self._limit),
@@ -129,6 +142,7 @@ class GraphStream:
                 )
                 for interrupt in state.interrupts
             ),
+            limit_bytes=self._limit,
         )
 
 

@@ -4,8 +4,8 @@ It is LangGraph's own drawing (``get_graph``), conditional edges and cycles incl
 subgraphs drawn where LangGraph can see them (``xray``): a subgraph node ``step`` becomes its inner nodes
 ``step:search``, ``step:write`` (nested ones ``outer:inner:node``), the same ids the node events of a run
 name. A graph LangGraph cannot draw with ``xray`` (a subgraph called from inside a node it cannot inspect
-raises for some) is drawn without it. The start and end markers are left out, as ``agent.events`` does for
-the support agent, whose topology this gives exactly. A label is the node's ``label`` metadata, else its name.
+raises for some) is drawn without it. The start and end markers are left out. A label is the node's ``label``
+metadata, else its name. The support agent's topology is this too, the same for every run of it.
 """
 
 from __future__ import annotations

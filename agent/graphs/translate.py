@@ -12,6 +12,10 @@ For any graph, with no change to its nodes:
   first (``agent.graphs.message_chunks``), so a card number a model writes token by token is caught too. A
   ``values`` part carries ``__interrupt__`` again (v2 splits it out) when the graph stopped at one, as the
   Agent Server's streams do.
+- A graph whose nodes report themselves (the support agent, ``nodes_report_themselves``) is not asked for
+  ``debug``: the ``NodeStarted``, ``NodeCompleted``, ``TokenDelta`` and ``CostUpdated`` its nodes write to the
+  ``custom`` stream are its events as they are (a node's latency is its span's); its other custom writes are
+  ``custom`` parts when the run asked for them.
 - ``events`` (LangChain's callback stream, ``astream_events`` v2) is not one of ``astream``'s modes: a run that
   asks for it is streamed by ``astream_events``, whose root ``on_chain_stream`` events carry the other modes'
   parts (read by ``translate``) and whose other events are ``events`` parts (``translate_event``), a model's
@@ -25,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from agent.graphs.json_safe import CUT_KEY, DEFAULT_PART_LIMIT_BYTES, PreparedValues, describe_error, to_json_safe
 from agent.graphs.message_chunks import ChunkRedactor
 from agent.guardrails import redact
-from contracts import GRAPH_STREAM_MODES, GraphPart, NodeCompleted, NodeStarted
+from contracts import GRAPH_STREAM_MODES, CostUpdated, GraphPart, NodeCompleted, NodeStarted, TokenDelta
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -37,7 +41,10 @@ if TYPE_CHECKING:
 
 __all__ = ("DEFAULT_MODES", "GraphEvent", "PartTranslator", "parse_modes")
 
-GraphEvent = NodeStarted | NodeCompleted | GraphPart
+GraphEvent = NodeStarted | NodeCompleted | TokenDelta | CostUpdated | GraphPart
+_REPORTED = frozenset({NodeStarted, NodeCompleted, TokenDelta, CostUpdated})
+"""What the nodes of a graph that reports itself (the support agent) write to the ``custom`` stream: logged as the
+contract's own events, not as ``custom`` parts."""
 DEFAULT_MODES: tuple[GraphStreamMode, ...] = ("values", "updates", "messages", "custom")
 """What a watchable run streams when it asks for nothing else: the state, each node's update, the model's
 tokens and the nodes' own writes."""
@@ -79,8 +86,12 @@ class PartTranslator:
         modes: Sequence[str] = DEFAULT_MODES,
         *,
         limit_bytes: int = DEFAULT_PART_LIMIT_BYTES,
+        nodes_report_themselves: bool = False,
     ) -> None:
+        """``nodes_report_themselves``: the graph's nodes write their own node events (and token deltas, cost) to
+        the ``custom`` stream (``agent.graphs.run_hooks.RunHooks``), so ``debug`` is not asked for."""
         self.modes = parse_modes(modes)
+        self._reporting = nodes_report_themselves
         self._clock = clock
         self._limit = limit_bytes
         self._running: dict[tuple[tuple[str, ...], str], _Running] = {}
@@ -91,8 +102,10 @@ class PartTranslator:
 
     @property
     def stream_modes(self) -> list[StreamMode]:
-        """What to ask ``astream`` for: the run's modes and ``debug``, the source of the node events."""
-        return [mode for mode in dict.fromkeys([*self.modes, "debug"]) if mode != _EVENTS]  # type: ignore[misc]
+        """What to ask ``astream`` for: the run's modes and the source of the node events, ``debug`` (or ``custom``,
+        where the nodes report themselves)."""
+        source = "custom" if self._reporting else "debug"
+        return [mode for mode in dict.fromkeys([*self.modes, source]) if mode != _EVENTS]  # type: ignore[misc]
 
     @property
     def streams_events(self) -> bool:
@@ -121,10 +134,12 @@ class PartTranslator:
         return next(reversed(self._running.values())).node if self._running else None
 
     def translate(self, part: StreamPart[Any, Any]) -> list[GraphEvent]:
+        data: Any = part["data"]
+        if self._reporting and data.__class__ in _REPORTED:  # nearly every part of a support agent's turn
+            return [self._reported(data)]
         mode: str = part["type"]
         ns: tuple[str, ...] = part["ns"]
         events: list[GraphEvent] = []
-        data: Any = part["data"]
         if mode == "debug":
             kind = data["type"]
             if kind == "task":
@@ -144,6 +159,14 @@ class PartTranslator:
             safe = {**safe, _INTERRUPT: pending} if keep else {_INTERRUPT: pending}
         events.append(GraphPart(mode=mode, ns=list(ns), data=safe))
         return events
+
+    def _reported(self, event: NodeStarted | NodeCompleted | TokenDelta | CostUpdated) -> GraphEvent:
+        """A node's own report: as it is, the node it names remembered while it runs."""
+        if isinstance(event, NodeStarted):
+            self._running[((), event.node)] = _Running(event.node, 0)
+        elif isinstance(event, NodeCompleted):
+            self._running.pop(((), event.node), None)
+        return event
 
     def _started(self, ns: tuple[str, ...], step: int, task: dict[str, Any]) -> NodeStarted:
         node = node_path(ns, task["name"])

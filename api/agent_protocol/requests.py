@@ -91,7 +91,7 @@ def read_run_request(request: RunCreate, graphs: GraphRegistry, *, detached: boo
 
 
 def _check_support_request(graph_input: Any, resume: Any) -> None:
-    """The support agent takes a message and is resumed with a decision (api/runs/graph_inputs.py)."""
+    """The support agent takes a message and is resumed with a decision (``agent.SupportRuns``)."""
     if resume is not None:
         if support_decision(resume) is None:
             raise RunRequestInvalid(

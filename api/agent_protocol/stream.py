@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ("AgentProtocolStream", "status_name")
 
-_DATA = b"\ndata: "
 _HEARTBEAT = b": heartbeat\n\n"
 _END_STATUS = {"completed": "success", "failed": "error", "cancelled": "interrupted", "waiting": "interrupted"}
 
@@ -81,8 +80,7 @@ class AgentProtocolStream:
         out: list[bytes] = []
         last = len(events) - 1
         for index, event in enumerate(events):
-            frame = event.frame
-            envelope = _read_envelope(frame[frame.index(_DATA) + len(_DATA) :])
+            envelope = _read_envelope(event.envelope)
             kind = envelope.type
             if kind == "graph_part":
                 self._part(out, envelope)

@@ -1,4 +1,4 @@
-"""AG-UI's encoding of a run's stream: each committed event decoded back into its contract envelope, translated
+"""AG-UI's encoding of a run's stream: each committed event's envelope decoded, translated
 into AG-UI events, and SSE-encoded by the official encoder, with the service's heartbeats between."""
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ("AgUiStream",)
 
-_DATA = b"\ndata: "
 _decode = msgspec.json.Decoder(Envelope).decode
 
 
@@ -38,8 +37,7 @@ class AgUiStream:
         translator, encoder = self._translator, self._encoder
         parts: list[str] = []
         for event in events:
-            frame = event.frame
-            envelope = _decode(frame[frame.index(_DATA) + len(_DATA) :])
+            envelope = _decode(event.envelope)
             parts.extend(encoder.encode(translated) for translated in translator.translate(envelope))
             if translator.finished:
                 break

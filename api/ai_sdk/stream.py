@@ -1,5 +1,5 @@
-"""The AI SDK's encoding of a run's stream (the UI message stream protocol, v1): each committed event decoded back
-into its contract envelope, translated into UI message chunks, each chunk one ``data:`` frame of JSON, and
+"""The AI SDK's encoding of a run's stream (the UI message stream protocol, v1): each committed event's envelope
+decoded, translated into UI message chunks, each chunk one ``data:`` frame of JSON, and
 ``data: [DONE]`` after the chunk that ends the response; heartbeats are SSE comments, which the SDK skips."""
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ __all__ = ("DONE", "UI_MESSAGE_STREAM_HEADERS", "UIMessageStream")
 UI_MESSAGE_STREAM_HEADERS = {"x-vercel-ai-ui-message-stream": "v1"}
 """What tells the AI SDK the body is a UI message stream."""
 DONE = b"data: [DONE]\n\n"
-_DATA = b"\ndata: "
 _decode = msgspec.json.Decoder(Envelope).decode
 _encode = msgspec.json.Encoder().encode
 
@@ -42,8 +41,7 @@ class UIMessageStream:
         out: list[bytes] = []
         last = len(events) - 1
         for index, event in enumerate(events):
-            frame = event.frame
-            envelope = _decode(frame[frame.index(_DATA) + len(_DATA) :])
+            envelope = _decode(event.envelope)
             out.extend(b"data: %s\n\n" % _encode(chunk) for chunk in translator.translate(envelope, more=index < last))
             if translator.finished:
                 out.append(DONE)

@@ -108,7 +108,7 @@ class TurnWatch:
         """The runs whose turn executing here has sent no token yet."""
 
     def saw(self, run_id: str, event: StoredEvent) -> None:
-        """``event`` (one of ``WATCHED``) was appended to ``run_id``; a frame it cannot read moves nothing."""
+        """``event`` (one of ``WATCHED``) was appended to ``run_id``; an envelope it cannot read moves nothing."""
         try:
             self._saw(run_id, event)
         except (ValueError, msgspec.MsgspecError):
@@ -125,18 +125,18 @@ class TurnWatch:
             self._turns[run_id] = _Turn(time.perf_counter())
             self.awaiting_first_token.add(run_id)
         elif kind == "node_completed":
-            if b'"node":"guardrail_' in event.frame:
-                self._guardrail(_decode(event.frame, _NodeCompleted).data)
+            if b'"node":"guardrail_' in event.envelope:
+                self._guardrail(_decode(event.envelope, _NodeCompleted).data)
         elif kind == "cost_updated":
-            self._cost(_decode(event.frame, _CostUpdated).data)
+            self._cost(_decode(event.envelope, _CostUpdated).data)
         elif kind == "paused":
             self._ended(run_id, "paused")
         elif kind == "turn_completed":
-            self._ended(run_id, _label(_decode(event.frame, _TurnCompleted).data.response.status))
+            self._ended(run_id, _label(_decode(event.envelope, _TurnCompleted).data.response.status))
         elif kind == "run_completed":
             self._ended(run_id, "completed")
         elif kind == "error":
-            error = _decode(event.frame, _ErrorEvent)
+            error = _decode(event.envelope, _ErrorEvent)
             self._m.run_errors.labels(_label(error.data.code)).inc()
             self._ended(run_id, _label(error.status))
 
@@ -173,8 +173,8 @@ class TurnWatch:
         self._m.guardrail_decisions.labels(layer, _label(node.outcome), _label(reason)).inc()
 
 
-def _decode(frame: bytes, kind: type[_Decoded]) -> _Decoded:
-    return msgspec.json.decode(frame[frame.index(b"\ndata: ") + 7 :], type=kind)
+def _decode(envelope: bytes, kind: type[_Decoded]) -> _Decoded:
+    return msgspec.json.decode(envelope, type=kind)
 
 
 def _label(value: str) -> str:

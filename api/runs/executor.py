@@ -1,9 +1,12 @@
-"""Drives one run through its graph and appends its events to the run.
+"""Drives one run of a registered graph and appends its events to the run: the one executor of every graph.
 
-Two drivers share one ending: ``execute`` runs a turn of the support agent (``/chat``: its own events and a
-``ChatResponse``), ``execute_graph`` a run of any registered graph (LangGraph's own streams, then the pause or
-the final state). However a run stops early (a cancel, a client that left, a provider or a store that failed,
-a bug) it ends with one ``error`` event, written by ``_ended``.
+The support agent's ``/chat`` turns and a team's graph through any protocol run here alike: the input enters
+through the graph's hooks (``RunHooks.admit``: the support agent's guardrails), the graph's own streams become
+the run's events (``GraphStream``: node starts and ends, the parts of the modes the run logs, or the support
+agent's own node reports, token deltas and cost), and the stop settles through the hooks (``RunHooks.settle``:
+a pause at interrupts, or the run's end, which for the support agent is its ``ChatResponse``). However a run
+stops early (a cancel, a client that left, a provider or a store that failed, a bug) it ends with one ``error``
+event, written by ``_ended``.
 """
 
 from __future__ import annotations
@@ -11,35 +14,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from agent import (
-    STREAM_MODES,
-    TURN_DURABILITY,
-    StreamTranslator,
-    admit,
-    chat_response,
-    deleted_account,
-    format_timestamp,
-    message_text,
-    pending_approval,
-)
-from agent.graphs import GraphStream
+from agent.graphs import GraphStream, Pause
 from agent.llm import LLMError
 from agent.stores import is_store_failure
 from api.runs.run_options import without_reserved
-from contracts import ErrorInfo, InteractionLogged, RunStatus, TokenDelta
+from contracts import ErrorInfo, RunStatus, TokenDelta
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Callable
 
     from langchain_core.runnables import RunnableConfig
 
-    from agent import Agent, AgentState, Clock
-    from agent.graphs import RegisteredGraph
+    from agent import Clock
+    from agent.graphs import RegisteredGraph, RunContext
     from api.runs.run import Run
 
-__all__ = ("execute", "execute_graph")
+__all__ = ("execute_graph",)
 
 logger = logging.getLogger(__name__)
 
@@ -56,48 +48,6 @@ _CANCEL_MESSAGES = {
 }
 
 
-async def execute(run: Run, agent: Agent, graph_input: Any, config: RunnableConfig, *, resume: bool) -> str | None:
-    """Run the support agent's graph for ``run``; the account the turn deleted, when it carried out a
-    ``delete_account``."""
-    translator = StreamTranslator()
-    try:
-        stream_input = await admit(agent.deps, graph_input, resume=resume)
-        answering = False
-        async for part in agent.graph.astream(
-            stream_input, config, stream_mode=STREAM_MODES, version="v2", durability=TURN_DURABILITY
-        ):
-            if run.cancel_reason is not None:
-                raise asyncio.CancelledError  # the abort's cancellation was swallowed on the way (Run.abort)
-            event = translator.translate(part)
-            if event is not None:
-                run.emit(event)
-                if not answering and isinstance(event, TokenDelta):
-                    answering = True
-                    # A model's chunks can come in a burst: the first token is committed (one yield, to the log's
-                    # writer) and sent (another, to the streams it woke) before the rest of the burst is read
-                    await asyncio.sleep(0)
-                    await asyncio.sleep(0)
-        state = await agent.graph.aget_state(config)
-        values = cast("AgentState", state.values)
-        if state.interrupts:
-            approval = pending_approval(values)
-            assert approval is not None, "the graph pauses only for a proposal"
-            run.pause(chat_response(values, paused=True), approval)
-        else:
-            response = chat_response(values, paused=False)
-            response.decided_by = run.record.snapshot.decided_by  # the interaction log records who decided
-            interaction_id = await agent.interactions.record(
-                agent.deps.ids.new("int"), message_text(values), response, format_timestamp(agent.deps.clock.now_ns())
-            )
-            run.emit(InteractionLogged(interaction_id=interaction_id))
-            run.complete(response)
-            return deleted_account(values)
-    except BaseException as exc:
-        if not _ended(run, exc, lambda: translator.running_node):
-            raise
-    return None
-
-
 async def execute_graph(
     run: Run,
     registered: RegisteredGraph,
@@ -105,39 +55,53 @@ async def execute_graph(
     config: RunnableConfig,
     *,
     clock: Clock,
-    admission: Callable[[Any], Awaitable[Any]] | None = None,
-) -> None:
-    """Run a registered graph for ``run``: its parts as the run asked for them (``RunRecord.graph``), node starts
-    and ends for the live graph, then the pause at its interrupts or its final state. ``admission`` turns the
-    client's input into the graph's (the support agent screens it)."""
+    context: RunContext,
+) -> str | None:
+    """Run ``registered`` for ``run`` (``graph_input``: the client's input, or a ``Command(resume=...)``); the
+    account the run deleted, when it carried out a ``delete_account``."""
     options = run.record.graph
-    assert options is not None, "a run of a registered graph says how it was asked for"
+    hooks = registered.hooks
     stream: GraphStream | None = None
     try:
-        if admission is not None:
-            graph_input = await admission(graph_input)
+        graph_input = await hooks.admit(graph_input, context)
         async with registered.graph_for(config) as graph:
-            stream = GraphStream(graph, config, clock=clock, modes=options.modes)
+            stream = GraphStream(
+                graph,
+                config,
+                clock=clock,
+                modes=options.modes if options is not None else (),
+                nodes_report_themselves=hooks.nodes_report_themselves,
+            )
+            context_values = None if options is None or options.context is None else without_reserved(options.context)
+            answering = False
+            # a graph whose nodes report themselves paces its own model calls (the support agent's yield per token),
+            # and a slice would make its turns' interleaving, and so their recorded times, depend on the machine
+            slicing = not hooks.nodes_report_themselves
             slice_ends = time.perf_counter() + _SLICE_S
-            async for payload in stream.events(graph_input, context=_context(options.context)):
+            async for payload in stream.events(graph_input, context=context_values, durability=hooks.durability):
                 if run.cancel_reason is not None:
                     raise asyncio.CancelledError  # the abort's cancellation was swallowed on the way (Run.abort)
                 run.emit(payload)
-                if time.perf_counter() >= slice_ends:
+                if not answering and payload.__class__ is TokenDelta:
+                    answering = True
+                    # A model's chunks can come in a burst: the first token is committed (one yield, to the log's
+                    # writer) and sent (another, to the streams it woke) before the rest of the burst is read
+                    await asyncio.sleep(0)
+                    await asyncio.sleep(0)
+                elif slicing and time.perf_counter() >= slice_ends:
                     await asyncio.sleep(0)
                     slice_ends = time.perf_counter() + _SLICE_S
             outcome = await stream.outcome()
-        if outcome.paused:
-            run.pause_graph(list(outcome.interrupts), outcome.values)
-        else:
-            run.finish_graph(outcome.completed())
+        settlement = await hooks.settle(outcome, context)
+        if isinstance(settlement, Pause):
+            run.pause(settlement, outcome)
+            return None
+        run.finish(settlement, outcome)
+        return settlement.erase_account
     except BaseException as exc:
         if not _ended(run, exc, lambda: stream.current_node if stream is not None else None):
             raise
-
-
-def _context(context: dict[str, Any] | None) -> dict[str, Any] | None:
-    return None if context is None else without_reserved(context)
+    return None
 
 
 def _ended(run: Run, exc: BaseException, running_node: Callable[[], str | None]) -> bool:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from langgraph.types import Command
 
-from agent import carries_personal_data, format_timestamp, read_topology, thread_config
-from agent.graphs import SUPPORT_GRAPH_ID
+from agent import carries_personal_data, format_timestamp
+from agent.graphs import SUPPORT_GRAPH_ID, RunContext
 from api.exceptions import (
     ApprovalNotFound,
     NotAnApprover,
@@ -34,18 +34,20 @@ from api.runs.access import AccessPolicy
 from api.runs.cluster.quotas import LocalStreamQuota
 from api.runs.disconnects import Disconnects
 from api.runs.erasure import SessionErasure, StoreEraser
-from api.runs.executor import execute, execute_graph
-from api.runs.graph_inputs import graph_run_config, support_admission
+from api.runs.executor import execute_graph
 from api.runs.log.records import FINISHED, GraphRun, RunRecord
 from api.runs.retention import RetentionLoop
 from api.runs.run import Run
+from api.runs.run_options import graph_run_config
 from api.runs.stream.envelopes import EnvelopeStream
 from api.runs.stream.follow import RunStreams
-from api.runs.stream.frames import FrameEncoder
+from api.runs.stream.frames import EnvelopeEncoder, retry_frame
 from api.runs.threads import ThreadBook
 from contracts import ApprovalRequest, ErrorInfo, RunSnapshot
 
 if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
     from agent import Agent, Clock, IdFactory
     from agent.graphs import GraphRegistry, RegisteredGraph
     from api.auth import Principal
@@ -98,9 +100,9 @@ class RunRegistry:
         )
         """Open event streams per subject (``HARNESS_STREAMS_PER_SUBJECT``), across the instances."""
         self._ids = ids
-        self._frames = FrameEncoder()
-        self._topology = read_topology(agent.graph, "")
-        """The graph's shape, read once: every run's topology event is this with its session."""
+        self._envelopes = EnvelopeEncoder()
+        self._support = graphs[SUPPORT_GRAPH_ID]
+        """The support agent, which ``/chat`` turns run."""
         self._live: dict[str, Run] = {}
         self._disconnects = Disconnects(self._live, grace_s=settings.disconnect_grace_s, cluster=cluster)
         self.feed: RunFeed = self._disconnects.feed
@@ -112,13 +114,12 @@ class RunRegistry:
             feed=self.feed,
             live=self._live.get,
             closing=lambda: self.closing,
-            frames=self._frames,
+            envelopes=self._envelopes,
             clock=clock,
             heartbeat_s=settings.heartbeat_s,
         )
         """Every stream of a run on this instance follows it here, in the encoding of its protocol."""
-        self.envelopes = EnvelopeStream(settings.retry_ms)
-        """The service's own encoding of a stream, shared by every such stream."""
+        self._opening = retry_frame(settings.retry_ms)
         self.threads = ThreadBook(log, access=self.access, ids=ids, clock=clock)
         """The Agent Protocol's threads (sessions with a graph, metadata and times)."""
         self.eraser = StoreEraser(log, agent.stores)
@@ -182,31 +183,9 @@ class RunRegistry:
     # --- turns ---
 
     async def start_turn(self, message: str, session_id: str | None, principal: Principal) -> Run:
-        """Start a turn as a new run in ``session_id`` (a new session when None) for ``principal``. Whether the
-        session is theirs, busy or being erased is the log's to say, atomically with beginning the run."""
-        self._refuse_when_closing()
-        if session_id is not None and carries_personal_data(session_id):
-            raise SessionIdRefused
-        new_session = session_id is None
-        session_id = session_id or self._ids.new("s")
-        record = self._new_record(session_id, principal)
-        busy = await self.log.begin_run(record, self.access.session_access(principal), new_session=new_session)
-        if busy is not None:
-            raise SessionBusy(
-                f"Session {session_id} has run {busy} unfinished; wait for it, decide it or cancel it.",
-                run_id=busy,
-            )
-        run = self._track(record)
-        run.emit(msgspec.structs.replace(self._topology, session_id=session_id))
-        turn = {
-            "run_id": run.run_id,
-            "session_id": session_id,
-            "message": message,
-            "principal": {"subject": principal.subject, "account_id": principal.account_id},
-        }
-        self._launch(run, turn)
-        await asyncio.sleep(0)  # the graph starts now and waits on its checkpointer while the response is built
-        return run
+        """Start a ``/chat`` turn of the support agent as a new run in ``session_id`` (a new session when None) for
+        ``principal``: a run of its registered graph like any other, whose events are the contract's own."""
+        return await self.start_graph_run(self._support, session_id, {"message": message}, None, principal)
 
     # --- runs of registered graphs (the Agent Protocol) ---
 
@@ -215,13 +194,14 @@ class RunRegistry:
         registered: RegisteredGraph,
         thread_id: str | None,
         graph_input: Any,
-        options: GraphRun,
+        options: GraphRun | None,
         principal: Principal,
         *,
         interrupt_busy: bool = False,
     ) -> Run:
         """Start a run of ``registered`` on the thread ``thread_id`` (a new one when None) for ``principal``; a
-        thread busy with another run is a 409, or, with ``interrupt_busy``, that run is ended first."""
+        thread busy with another run is a 409, or, with ``interrupt_busy``, that run is ended first. ``options``:
+        how a protocol asked for it (None: a ``/chat`` turn, which logs the contract's events only)."""
         self._refuse_when_closing()
         if thread_id is not None and carries_personal_data(thread_id):
             raise SessionIdRefused
@@ -242,7 +222,7 @@ class RunRegistry:
         run = self._track(record)
         run.emit(msgspec.structs.replace(registered.topology, session_id=thread_id))
         self._launch_graph(run, registered, graph_input, principal)
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # the graph starts now and waits on its checkpointer while the response is built
         return run
 
     async def resume_graph_run(
@@ -272,7 +252,7 @@ class RunRegistry:
         run.resume(decided_by=principal.subject)
         run.emit(msgspec.structs.replace(registered.topology, session_id=thread_id))
         approval_id = pending.approval_id if pending is not None else ""
-        self._launch_graph(run, registered, Command(resume=resume), principal, approval_id=approval_id)
+        self._launch_graph(run, registered, Command(resume=resume), principal, deciding=approval_id)
         return run, cursor
 
     async def resume(self, request: ResumeRequest, principal: Principal) -> tuple[Run, int]:
@@ -301,13 +281,9 @@ class RunRegistry:
         run = self._track(record)
         cursor = run.last_seq
         run.resume(decided_by=principal.subject)
-        run.emit(msgspec.structs.replace(self._topology, session_id=run.session_id))
-        decision = {
-            "approval_id": request.approval_id,
-            "decision": request.decision,
-            "comment": request.comment,
-        }
-        self._launch(run, decision, resume=True)
+        run.emit(msgspec.structs.replace(self._support.topology, session_id=run.session_id))
+        decision: Command[Any] = Command(resume={"decision": request.decision, "comment": request.comment})
+        self._launch_graph(run, self._support, decision, principal, deciding=request.approval_id)
         return run, cursor
 
     async def cancel(self, found: Run | RunRecord, principal: Principal) -> RunSnapshot:
@@ -355,6 +331,10 @@ class RunRegistry:
                 await self.cluster.check()
         except Exception as exc:
             raise ServiceUnavailable(f"A store the service needs is unreachable ({_why(exc)}).") from exc
+
+    def envelopes(self, run_id: str) -> EnvelopeStream:
+        """The service's own encoding of a stream of ``run_id``."""
+        return EnvelopeStream(run_id, self._opening)
 
     # --- looking runs up ---
 
@@ -441,7 +421,7 @@ class RunRegistry:
         run = Run(
             record,
             log=self.log,
-            encoder=self._frames,
+            encoder=self._envelopes,
             clock=self.clock,
             window=self.settings.replay_window,
         )
@@ -483,32 +463,26 @@ class RunRegistry:
         graph_input: Any,
         principal: Principal,
         *,
-        approval_id: str | None = None,
+        deciding: str | None = None,
     ) -> None:
-        """Execute a run of ``registered``; ``approval_id``: it resumes, deciding that approval."""
-        options = run.record.graph
-        assert options is not None, "a graph run says how it was asked for"
-        admission = (  # the support agent's input enters through the guardrails, as a /chat turn's
-            support_admission(self.agent, run, principal, approval_id=approval_id)
-            if registered.graph_id == SUPPORT_GRAPH_ID
-            else None
+        """Execute a run of ``registered``; ``deciding``: it resumes, deciding that approval."""
+        context = RunContext(
+            run_id=run.run_id,
+            thread_id=run.session_id,
+            subject=principal.subject,
+            account_id=principal.account_id,
+            deciding=deciding,
+            decided_by=run.record.snapshot.decided_by,
         )
+        config = graph_run_config(run, registered, run.record.graph)
         run.cancel_reason = None
-        run.task = asyncio.create_task(
-            execute_graph(
-                run, registered, graph_input, graph_run_config(run, options), clock=self.clock, admission=admission
-            ),
-            name=run.run_id,
-        )
+        run.task = asyncio.create_task(self._execute(run, registered, graph_input, config, context), name=run.run_id)
         self._disconnects.launched(run)
 
-    def _launch(self, run: Run, graph_input: object, *, resume: bool = False) -> None:
-        run.cancel_reason = None
-        run.task = asyncio.create_task(self._execute(run, graph_input, resume=resume), name=run.run_id)
-        self._disconnects.launched(run)
-
-    async def _execute(self, run: Run, graph_input: object, *, resume: bool) -> None:
-        deleted = await execute(run, self.agent, graph_input, thread_config(run.session_id), resume=resume)
+    async def _execute(
+        self, run: Run, registered: RegisteredGraph, graph_input: Any, config: RunnableConfig, context: RunContext
+    ) -> None:
+        deleted = await execute_graph(run, registered, graph_input, config, clock=self.clock, context=context)
         if deleted is not None:
             task = asyncio.create_task(self.erasure.erase_account(deleted, run), name=f"erase-account-{run.run_id}")
             self._background.add(task)

@@ -9,30 +9,20 @@ appended here, queued to the event log, and shown only once the log has committe
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from agent import format_timestamp
-from api.runs.interrupts import approval_of
 from api.runs.log.records import FINISHED, RunRecord, StoredEvent
-from contracts import (
-    TERMINAL_EVENT_TYPES,
-    ErrorInfo,
-    InterruptInfo,
-    Paused,
-    PendingApproval,
-    RunCompleted,
-    RunError,
-    RunSnapshot,
-    TurnCompleted,
-)
+from contracts import TERMINAL_EVENT_TYPES, ErrorInfo, InterruptInfo, Paused, RunError, RunSnapshot, TurnCompleted
 
 if TYPE_CHECKING:
     from agent import Clock
+    from agent.graphs import Finish, GraphOutcome, Pause
     from api.runs.log.protocols import EventLog
-    from api.runs.stream.frames import FrameEncoder
-    from contracts import ChatResponse, EventPayload, RunStatus
+    from api.runs.stream.frames import EnvelopeEncoder
+    from contracts import EventPayload, RunStatus
 
 __all__ = ("Run",)
 
@@ -46,7 +36,7 @@ class Run:
         record: RunRecord,
         *,
         log: EventLog,
-        encoder: FrameEncoder,
+        encoder: EnvelopeEncoder,
         clock: Clock,
         window: int,
     ) -> None:
@@ -116,8 +106,8 @@ class Run:
         seq = self.last_seq + 1
         snapshot = self.record.snapshot
         now = format_timestamp(self._clock.now_ns())
-        kind, frame = self._encoder.encode(payload, self._run_id, seq, status or snapshot.status, now, extra=extra)
-        event = StoredEvent(seq, kind, frame)
+        kind, envelope = self._encoder.encode(payload, self._run_id, seq, status or snapshot.status, now, extra=extra)
+        event = StoredEvent(seq, kind, envelope)
         events = self._events
         events.append(event)
         if len(events) > 2 * self._window:
@@ -147,31 +137,33 @@ class Run:
         self.record.snapshot.last_seq = self.last_seq
         self._log.save_run(self.record)
 
-    def pause(self, response: ChatResponse, approval: PendingApproval) -> None:
-        self.record.snapshot.response = response
-        self.record.snapshot.pending_approval = approval
+    def pause(self, pause: Pause, outcome: GraphOutcome) -> None:
+        """The graph stopped at interrupts: the run waits for a person (a ``Command(resume=...)``). A run of a
+        registered graph (``RunRecord.graph``) also keeps what it waits at and its state so far; a ``/chat`` turn
+        keeps its ``ChatResponse`` so far."""
+        snapshot, graph = self.record.snapshot, self.record.graph
+        snapshot.response = pause.response
+        snapshot.pending_approval = pause.approval
         self.record.paused_at_ns = self._clock.now_ns()
-        self.emit(Paused(approval=approval), status="waiting", save=True)
+        interrupts: list[InterruptInfo] = []
+        if graph is not None:
+            graph.interrupts = interrupts = pause.interrupts
+            graph.output = outcome.values
+        self.emit(Paused(approval=pause.approval, interrupts=interrupts), status="waiting", save=True)
 
-    def pause_graph(self, interrupts: list[InterruptInfo], values: Any) -> None:
-        """A registered graph stopped at ``interrupts`` with its state ``values``: the run waits for a
-        ``Command(resume=...)``."""
+    def finish(self, finish: Finish, outcome: GraphOutcome) -> None:
+        """The graph finished: what its hooks log before the end, then the terminal event."""
         graph = self.record.graph
-        assert graph is not None, "only a registered graph's run pauses at interrupts"
-        graph.interrupts = interrupts
-        graph.output = values
-        approval = approval_of(interrupts)
-        self.record.snapshot.pending_approval = approval
-        self.record.paused_at_ns = self._clock.now_ns()
-        self.emit(Paused(approval=approval, interrupts=interrupts), status="waiting", save=True)
-
-    def finish_graph(self, completed: RunCompleted) -> None:
-        """A registered graph finished: its final state ends the run."""
-        graph = self.record.graph
-        assert graph is not None, "only a registered graph's run finishes with its state"
-        graph.interrupts = []
-        graph.output = completed.output
-        self.emit(completed, status="completed", save=True)
+        if graph is not None:
+            graph.interrupts = []
+            graph.output = outcome.values
+        if finish.response is not None:
+            self.record.snapshot.response = finish.response
+        for payload in finish.before:
+            self.emit(payload)
+        waited = self.record.human_wait_ms
+        extra = {} if waited is None or not isinstance(finish.terminal, TurnCompleted) else {"human_wait_ms": waited}
+        self.emit(finish.terminal, status="completed", save=True, **extra)
 
     def resume(self, *, decided_by: str | None) -> None:
         """Back to ``running`` after ``decided_by`` decided; the wait is reported with the terminal event."""
@@ -184,11 +176,6 @@ class Run:
         self.record.snapshot.updated_at = format_timestamp(self._clock.now_ns())
         self.outcome_seq = None
         self.save()
-
-    def complete(self, response: ChatResponse) -> None:
-        extra = {} if self.record.human_wait_ms is None else {"human_wait_ms": self.record.human_wait_ms}
-        self.record.snapshot.response = response
-        self.emit(TurnCompleted(response=response), status="completed", save=True, **extra)
 
     def fail(self, error: ErrorInfo, *, status: RunStatus = "failed") -> None:
         self.record.snapshot.error = RunError(

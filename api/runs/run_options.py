@@ -12,11 +12,25 @@ record stored before the rule existed cannot carry them into a resumed run eithe
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from api.exceptions import RunRequestInvalid
 
-__all__ = ("SERVICE_NAMES", "client_config", "reserved_key", "screen_run_options", "without_reserved")
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
+    from agent.graphs import RegisteredGraph
+    from api.runs.log.records import GraphRun
+    from api.runs.run import Run
+
+__all__ = (
+    "SERVICE_NAMES",
+    "client_config",
+    "graph_run_config",
+    "reserved_key",
+    "screen_run_options",
+    "without_reserved",
+)
 
 SERVICE_NAMES = frozenset({"thread_id", "run_id", "graph_id", "assistant_id"})
 """What the service names in every run's ``configurable`` and ``metadata`` (the Agent Server's names)."""
@@ -70,6 +84,22 @@ def client_config(config: dict[str, Any]) -> dict[str, Any]:
             continue
         allowed[key] = without_reserved(value) if isinstance(value, dict) else value
     return allowed
+
+
+def graph_run_config(run: Run, registered: RegisteredGraph, options: GraphRun | None) -> RunnableConfig:
+    """The run's config: what the client may set of it (``options``, None for a ``/chat`` turn), with the thread,
+    the run and the graph named the way the Agent Server names them (``configurable`` and ``metadata``)."""
+    config = client_config(options.config) if options is not None else {}
+    names = {
+        "thread_id": run.session_id,
+        "run_id": run.run_id,
+        "graph_id": registered.graph_id,
+        "assistant_id": registered.assistant_id,
+    }
+    config["configurable"] = {**config.get("configurable", {}), **names}
+    metadata = without_reserved(options.metadata) if options is not None else {}
+    config["metadata"] = {**config.get("metadata", {}), **metadata, **names}
+    return config  # type: ignore[return-value]  # a RunnableConfig is this dict
 
 
 def without_reserved(values: dict[str, Any]) -> dict[str, Any]:

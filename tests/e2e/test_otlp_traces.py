@@ -144,6 +144,7 @@ def test_a_served_turn_arrives_as_genai_spans(settings: Settings, otlp: OtlpRece
     assert run.attributes == {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": "support_agent",
+        "gen_ai.agent.id": "support",
         "gen_ai.conversation.id": "s_otlp",
     }
     [chat] = otlp.named("chat ")

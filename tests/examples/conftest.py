@@ -9,7 +9,7 @@ from agent import open_agent
 from agent.clock import SequentialIds, SteppingClock
 from agent.config import AgentConfig, StubConfig
 from agent.graphs import open_registry
-from tests.support.graph_projects import isolated_loading
+from tests.support.graph_projects import isolated_loading, support_of
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator
@@ -47,6 +47,4 @@ async def registry(
         monkeypatch.setenv(name, value)
     config = AgentConfig(data_dir=tmp_path / "data", stub=StubConfig(token_delay_ms=0))
     async with open_agent(config, clock=SteppingClock(), ids=SequentialIds()) as agent:
-        yield await open_registry(
-            EXAMPLES / "langgraph.json", support=agent.graph, checkpointer=agent.stores.checkpointer
-        )
+        yield await open_registry(EXAMPLES / "langgraph.json", **support_of(agent))

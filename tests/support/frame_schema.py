@@ -8,7 +8,7 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-__all__ = ("frame_problems",)
+__all__ = ("envelope_problems", "frame_problems")
 
 ENVELOPE_SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "schemas" / "envelope.json"
 
@@ -29,11 +29,19 @@ def frame_problems(frame: bytes) -> list[str]:
     if set(fields) != {"id", "event", "data"}:
         return [f"a frame has the lines id, event and data, got {sorted(fields)}"]
     envelope = json.loads(fields["data"])
+    problems = envelope_problems(fields["event"], fields["data"].encode())
+
+    if fields["id"] != f"{envelope.get('run_id')}:{envelope.get('seq')}":
+        problems.append(f"id {fields['id']!r} is not <run_id>:<seq>")
+    return problems
+
+
+def envelope_problems(kind: str, data: bytes) -> list[str]:
+    """Why ``data``, an envelope logged as event ``kind``, breaks the contract; empty when it does not."""
+    envelope = json.loads(data)
     problems = [
         f"{'/'.join(map(str, e.absolute_path)) or '$'}: {e.message}" for e in _validator().iter_errors(envelope)
     ]
-    if fields["event"] != envelope.get("type"):
-        problems.append(f"event {fields['event']!r} is not the envelope's type {envelope.get('type')!r}")
-    if fields["id"] != f"{envelope.get('run_id')}:{envelope.get('seq')}":
-        problems.append(f"id {fields['id']!r} is not <run_id>:<seq>")
+    if kind != envelope.get("type"):
+        problems.append(f"event {kind!r} is not the envelope's type {envelope.get('type')!r}")
     return problems

@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 import sys
 import textwrap
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+
+from agent import SupportRuns
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -19,7 +21,14 @@ if TYPE_CHECKING:
 
     import pytest
 
-__all__ = ("isolated_loading", "write_project")
+    from agent import Agent
+
+__all__ = ("isolated_loading", "support_of", "write_project")
+
+
+def support_of(agent: Agent) -> dict[str, Any]:
+    """What ``open_registry`` takes of an opened agent: its graph, its run hooks and its checkpointer."""
+    return {"support": agent.graph, "support_hooks": SupportRuns(agent), "checkpointer": agent.stores.checkpointer}
 
 
 def isolated_loading(monkeypatch: pytest.MonkeyPatch, *roots: Path) -> Iterator[None]:

@@ -1,8 +1,8 @@
 """What the event log stores: encoded events and the record of each run, and where each is sealed.
 
 With a key (``agent.sealing``), every stored blob is sealed with the place it belongs to as associated data:
-a run's record with its run id, an event's frame with its run id and seq (Redis: one stream entry per event,
-the topology field being entry 1's frame), a batch of events with its run id and last seq (SQLite: one row
+a run's record with its run id, an event's envelope with its run id and seq (Redis: one stream entry per event,
+the topology field being entry 1's envelope), a batch of events with its run id and last seq (SQLite: one row
 per run per batch). So a sealed blob copied to another run, or another row of the same run, does not open.
 """
 
@@ -24,6 +24,8 @@ __all__ = (
     "GraphRun",
     "RunRecord",
     "StoredEvent",
+    "as_envelopes",
+    "envelope_of_frame",
     "open_record",
     "trim_point",
     "where_batch",
@@ -41,8 +43,30 @@ class StoredEvent(msgspec.Struct, frozen=True, gc=False, array_like=True):
 
     seq: int
     type: str
-    frame: bytes
-    """The whole SSE frame, encoded once; a replay sends these very bytes."""
+    envelope: bytes
+    """The event's envelope as JSON, encoded once; every protocol's stream is made from these very bytes (the
+    service's own SSE frames them, ``api.runs.stream.frames.sse_frames``)."""
+
+
+_FRAME_START = b"id: "
+_FRAME_DATA = b"\ndata: "
+
+
+def as_envelopes(events: list[StoredEvent]) -> list[StoredEvent]:
+    """Events read from a log: as they are, or, when a version before envelopes wrote them (each the whole SSE
+    frame, ``id: …\nevent: …\ndata: <envelope>\n\n``), with each frame's envelope in its place. What one
+    commit wrote is of one version, so its first event tells."""
+    if not events or not events[0].envelope.startswith(_FRAME_START):
+        return events
+    return [StoredEvent(event.seq, event.type, envelope_of_frame(event.envelope)) for event in events]
+
+
+def envelope_of_frame(frame: bytes) -> bytes:
+    """The envelope of an SSE frame the log stored before it held envelopes (an envelope is returned as it is)."""
+    if not frame.startswith(_FRAME_START):
+        return frame
+    start = frame.index(_FRAME_DATA) + len(_FRAME_DATA)
+    return frame[start:].removesuffix(b"\n\n")
 
 
 class GraphRun(msgspec.Struct, kw_only=True):

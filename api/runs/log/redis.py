@@ -21,7 +21,7 @@ from redis.exceptions import NoScriptError
 
 from agent.stores import check_key, is_store_failure
 from api.exceptions import SessionBusy, SessionNotFound
-from api.runs.log.records import EncodedRecord, StoredEvent, open_record, where_event
+from api.runs.log.records import EncodedRecord, StoredEvent, envelope_of_frame, open_record, where_event
 from api.runs.log.redis_entries import entry_blob, entry_events
 from api.runs.log.redis_key_check import RedisKeyCheck
 from api.runs.log.redis_scripts import APPEND, BEGIN, CLAIM, HOLD, RELEASE, RENEW
@@ -59,7 +59,7 @@ class _RunBatch:
         self.entry = b""
         """The stream entry holding ``events``, sealed once: a retried batch sends the same bytes."""
         self.topology = b""
-        """The topology's frame, for the run's hash, when ``events`` begin with it."""
+        """The topology's envelope, for the run's hash, when ``events`` begin with it."""
 
 
 class RedisEventLog:
@@ -83,7 +83,7 @@ class RedisEventLog:
         self._lease_ms = round(lease_s * 1000)
         self._window = replay_window
         self._sealer = sealer
-        """Seals each event's frame (the topology field is the first one's) and each record with
+        """Seals each event's envelope (the topology field is the first one's) and each record with
         ``HARNESS_ENCRYPTION_KEY`` (``api.runs.log.records``)."""
         self._append = redis.register_script(APPEND)
         self._begin = redis.register_script(BEGIN)
@@ -165,8 +165,8 @@ class RedisEventLog:
         trimmed = int(trimmed_at) if trimmed_at is not None else 1
         events = []
         if after == 0 and topology is not None:
-            frame = topology if self._sealer is None else self._sealer.unseal(topology, where_event(run_id, 1))
-            events.append(StoredEvent(1, "graph_topology", frame))
+            opened = topology if self._sealer is None else self._sealer.unseal(topology, where_event(run_id, 1))
+            events.append(StoredEvent(1, "graph_topology", envelope_of_frame(opened)))
         floor = max(after, trimmed, 1)
         for entry_id, fields in entries:
             held = entry_events(run_id, entry_id, fields, self._sealer)
@@ -439,8 +439,8 @@ class RedisEventLog:
                 continue
             run.entry = entry_blob(run_id, events, self._sealer)
             if events[0].seq == 1:
-                frame = events[0].frame
-                run.topology = frame if self._sealer is None else self._sealer.seal(frame, where_event(run_id, 1))
+                envelope = events[0].envelope
+                run.topology = envelope if self._sealer is None else self._sealer.seal(envelope, where_event(run_id, 1))
 
     async def _commit(self, runs: dict[str, _RunBatch]) -> dict[str, tuple[bool, int]]:
         """``APPEND`` for each run, by its hash in one pipeline: no ``SCRIPT EXISTS`` round trip before each

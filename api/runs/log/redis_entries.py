@@ -4,7 +4,8 @@ An entry's id is ``<last seq>-0``, the seq of the last event it holds, and its o
 sealed with a key as a whole with the entry's place (``where_entry``: the run id and that last seq). So a
 commit of a thousand events costs Redis one ``XADD`` and a replay reads a few large entries, not an entry per
 event (docs/adr/0025-batched-stream-entries.md). Entries written before batching (fields ``t`` and ``f``: one
-event's type and frame, sealed with ``where_event``) are still read.
+event's type and frame, sealed with ``where_event``) are still read, and so are entries of SSE frames, written
+before the log held envelopes (``records.as_envelopes``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agent import place
-from api.runs.log.records import StoredEvent, where_event
+from api.runs.log.records import StoredEvent, as_envelopes, envelope_of_frame, where_event
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -49,7 +50,7 @@ def entry_events(run_id: str, entry_id: bytes, fields: dict[bytes, bytes], seale
     kind = fields.get(b"t")
     if kind is not None:  # an entry of one event, written before batching
         frame = blob if sealer is None else sealer.unseal(blob, where_event(run_id, seq))
-        return [StoredEvent(seq, kind.decode(), frame)]
+        return [StoredEvent(seq, kind.decode(), envelope_of_frame(frame))]
     if sealer is not None:
         blob = sealer.unseal(blob, where_entry(run_id, seq))
-    return _decode(blob)
+    return as_envelopes(_decode(blob))

@@ -1,7 +1,7 @@
 """The Lua scripts that change a run in Redis, each one atomic.
 
 Keys of one run (``P`` is the configured prefix): ``P:run:<id>`` a hash (the record, status, session,
-``last_seq``, ``trimmed`` and the topology frame), ``P:run:<id>:events`` the stream of its events, one
+``last_seq``, ``trimmed`` and the topology envelope), ``P:run:<id>:events`` the stream of its events, one
 entry per commit with id ``<last seq>-0``, ``P:run:<id>:lease`` the instance that may write it, expiring unless
 renewed. Besides:
 ``P:running`` the set of running runs, ``P:session:<id>`` a session's unfinished run, ``P:session:<id>:runs``
@@ -95,7 +95,7 @@ return {'ok', last}
 """
 """KEYS: run, events, lease, running. ARGV: prefix, run id, owner, replay window, lease ms, record or '',
 status, session id, then the commit's events: the first and last seq (0 and 0 for none), the stream entry
-holding them all (``api.runs.log.redis_entries``: its id is the last seq) and the topology frame (seq 1's,
+holding them all (``api.runs.log.redis_entries``: its id is the last seq) and the topology envelope (seq 1's,
 when the entry holds it), then the record's time (ms) for the ``<prefix>:waiting`` index (oldest first) of
 paused runs. Returns ``{'ok', last_seq}``, or ``{'fenced', last_seq}`` when nothing was written because
 the caller may no longer write the run.

@@ -30,6 +30,7 @@ from api.runs.log.records import (
     FINISHED,
     EncodedRecord,
     StoredEvent,
+    as_envelopes,
     open_record,
     trim_point,
     where_batch,
@@ -501,7 +502,7 @@ class SqliteEventLog:
     def _events(self, run_id: str, last_seq: int, blob: bytes) -> list[StoredEvent]:
         if self._sealer is not None:
             blob = self._sealer.unseal(blob, where_batch(run_id, last_seq))
-        return _decode_events(blob)
+        return as_envelopes(_decode_events(blob))
 
     def key_check(self) -> SqliteFileKeyCheck:
         """The file's key check (``agent.stores.key_check``): run as the log opens, and by ``harness rotate-key``."""

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from agent import Clock
     from api.runs.log.records import RunRecord
     from api.runs.stream.feed import RunFeed
-    from api.runs.stream.frames import FrameEncoder
+    from api.runs.stream.frames import EnvelopeEncoder
     from contracts import RunSnapshot
 
 __all__ = ("LiveEvents", "ReplaySource", "RunStreams", "StreamEncoder")
@@ -37,7 +37,8 @@ class StreamEncoder(Protocol):
     """Sent after each silent heartbeat period."""
 
     def encode(self, events: Sequence[StoredEvent]) -> bytes:
-        """The bytes of ``events``, the run's next committed events in order (a ``snapshot`` stands for a gap)."""
+        """The bytes of ``events``, the run's next committed events in order (a ``snapshot`` stands for a gap);
+        each holds its envelope's JSON, which the encoder decodes or frames as its protocol needs."""
         ...
 
     def finished(self, events: Sequence[StoredEvent]) -> bool:
@@ -73,7 +74,7 @@ class RunStreams:
         feed: RunFeed,
         live: Callable[[str], LiveEvents | None],
         closing: Callable[[], bool],
-        frames: FrameEncoder,
+        envelopes: EnvelopeEncoder,
         clock: Clock,
         heartbeat_s: float,
     ) -> None:
@@ -81,7 +82,7 @@ class RunStreams:
         self._feed = feed
         self._live = live
         self._closing = closing
-        self._frames = frames
+        self._envelopes = envelopes
         self._clock = clock
         self._heartbeat_s = heartbeat_s
 
@@ -152,5 +153,5 @@ class RunStreams:
         assert found is not None, "a run with events has a record"
         snapshot = found.current_snapshot()
         at = format_timestamp(self._clock.now_ns())
-        kind, frame = self._frames.encode(Snapshot(gap=True, run=snapshot), run_id, seq, snapshot.status, at)
-        return StoredEvent(seq, kind, frame)
+        kind, envelope = self._envelopes.encode(Snapshot(gap=True, run=snapshot), run_id, seq, snapshot.status, at)
+        return StoredEvent(seq, kind, envelope)

@@ -14,7 +14,7 @@ from langgraph.types import Command
 from agent import open_agent
 from agent.clock import SequentialIds, SteppingClock
 from agent.config import AgentConfig, StubConfig
-from agent.events import STREAM_MODES, StreamTranslator
+from agent.graphs import GraphStream
 from agent.intake import admit_decision, admit_message
 from agent.response import pending_approval
 from agent.turns import thread_config
@@ -32,15 +32,9 @@ def fields_before_ns(payload: NodeStarted | NodeCompleted) -> dict[str, Any]:
 
 
 async def node_events(agent: Agent, graph_input: Any, session_id: str) -> list[NodeStarted | NodeCompleted]:
-    translator = StreamTranslator()
-    events = []
-    async for part in agent.graph.astream(
-        graph_input, thread_config(session_id), stream_mode=STREAM_MODES, version="v2"
-    ):
-        event = translator.translate(part)
-        if isinstance(event, NodeStarted | NodeCompleted):
-            events.append(event)
-    return events
+    """The node events of a run of the support agent, streamed as the service streams its turns."""
+    stream = GraphStream(agent.graph, thread_config(session_id), modes=(), nodes_report_themselves=True)
+    return [event async for event in stream.events(graph_input) if isinstance(event, NodeStarted | NodeCompleted)]
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 from agent.config import ConfigError
 from agent.graphs import ASSISTANT_NAMESPACE, GraphRegistry, RegisteredGraph, assistant_id_of, open_registry
 from agent.graphs.registry import SUPPORT_DESCRIPTION
-from tests.support.graph_projects import write_project
+from tests.support.graph_projects import support_of, write_project
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -55,7 +55,7 @@ def test_the_assistant_id_is_the_agent_servers() -> None:
 
 
 async def test_without_a_config_the_support_agent_is_the_one_graph_and_the_default(agent: Agent) -> None:
-    registry = await open_registry(None, support=agent.graph, checkpointer=agent.stores.checkpointer)
+    registry = await open_registry(None, **support_of(agent))
 
     (support,) = registry
     assert registry.default is support
@@ -69,7 +69,7 @@ async def test_without_a_config_the_support_agent_is_the_one_graph_and_the_defau
 async def test_a_configs_graphs_are_served_beside_the_support_agent(agent: Agent, tmp_path: Path) -> None:
     path = write_project(tmp_path, GRAPHS)
 
-    registry = await open_registry(path, support=agent.graph, checkpointer=agent.stores.checkpointer)
+    registry = await open_registry(path, **support_of(agent))
 
     assert registry.graph_ids == ["support", "counter", "plain"]
     assert registry.default.graph_id == "counter"
@@ -82,9 +82,7 @@ async def test_a_configs_graphs_are_served_beside_the_support_agent(agent: Agent
 
 
 async def test_a_graph_is_found_by_graph_id_or_assistant_id_in_any_spelling(agent: Agent, tmp_path: Path) -> None:
-    registry = await open_registry(
-        write_project(tmp_path, GRAPHS), support=agent.graph, checkpointer=agent.stores.checkpointer
-    )
+    registry = await open_registry(write_project(tmp_path, GRAPHS), **support_of(agent))
     counter = registry["counter"]
 
     assert registry.get(counter.assistant_id) is counter
@@ -102,7 +100,7 @@ async def test_a_config_may_not_take_the_support_agents_id(agent: Agent, tmp_pat
     path = write_project(tmp_path, {"langgraph.json": {"graphs": {"support": "./mine.py:graph"}}})
 
     with pytest.raises(ConfigError, match="graph id 'support' is the built-in support agent's"):
-        await open_registry(path, support=agent.graph, checkpointer=agent.stores.checkpointer)
+        await open_registry(path, **support_of(agent))
 
 
 def test_a_registry_holds_each_id_once_and_at_least_one_graph(agent: Agent) -> None:

@@ -15,7 +15,7 @@ import msgspec
 from api.ai_sdk.stream import DONE, UIMessageStream
 from api.ai_sdk.translate import UIMessageTranslator, tool_approval_id
 from api.runs.log.records import StoredEvent
-from api.runs.stream.frames import FrameEncoder
+from api.runs.stream.frames import EnvelopeEncoder
 from contracts import Citation, RunSnapshot, Snapshot, SnapshotEvent
 from tests.api.agui.test_translate import APPROVAL, RUN, Run
 
@@ -191,9 +191,9 @@ def test_a_replay_of_a_decided_run_goes_past_its_pause_as_one_message() -> None:
 
 
 def stored(envelopes: list[Envelope]) -> list[StoredEvent]:
-    """The envelopes as the log keeps them: their SSE frames."""
-    frames = FrameEncoder()
-    return [StoredEvent(e.seq, *frames.encode(e.data, e.run_id, e.seq, e.status, e.at)) for e in envelopes]
+    """The envelopes as the log keeps them."""
+    encoder = EnvelopeEncoder()
+    return [StoredEvent(e.seq, *encoder.encode(e.data, e.run_id, e.seq, e.status, e.at)) for e in envelopes]
 
 
 def test_a_stream_ends_with_done_after_its_last_chunk() -> None:

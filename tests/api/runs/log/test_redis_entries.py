@@ -21,6 +21,7 @@ from api.runs.log.archive import RunArchive
 from api.runs.log.ownership import SessionAccess
 from api.runs.log.records import StoredEvent
 from api.runs.log.redis import RedisEventLog
+from api.runs.log.redis_entries import entry_blob
 from api.runs.log.redis_keys import RunKeys
 from api.runs.log.redis_scripts import APPEND
 from api.runs.log.session_owners import SessionOwners
@@ -67,7 +68,13 @@ async def open_log(redis_client: redis.asyncio.Redis, shared: SharedStores) -> A
 
 def event(seq: int) -> StoredEvent:
     kind = "graph_topology" if seq == 1 else "token_delta"
-    return StoredEvent(seq, kind, f'id: r:{seq}\nevent: {kind}\ndata: {{"seq": {seq}}}\n\n'.encode())
+    return StoredEvent(seq, kind, f'{{"type":"{kind}","seq":{seq}}}'.encode())
+
+
+def frame(seq: int) -> bytes:
+    """Event ``seq`` as versions before envelopes stored it: its whole SSE frame."""
+    stored = event(seq)
+    return b"id: r:%d\nevent: %s\ndata: %s\n\n" % (seq, stored.type.encode(), stored.envelope)
 
 
 async def begun(log: RedisEventLog, run_id: str) -> None:
@@ -127,7 +134,7 @@ async def test_a_retried_commit_is_skipped_and_a_writer_without_the_lease_is_fen
     (entry_id, fields), *_ = await redis_client.xrange(log.keys.events("r_retry"))
     keys = log.keys
     script = redis_client.register_script(APPEND)
-    args = ["r_retry", "a", 1000, 10_000, b"", "", "", 1, 10, fields[b"f"], event(1).frame, 0]
+    args = ["r_retry", "a", 1000, 10_000, b"", "", "", 1, 10, fields[b"f"], event(1).envelope, 0]
 
     again = await script(keys=script_keys(keys, "r_retry"), args=[keys.prefix, *args])
     other = await script(keys=script_keys(keys, "r_retry"), args=[keys.prefix, "r_retry", "b", *args[2:]])
@@ -160,8 +167,8 @@ async def test_entries_of_one_event_each_written_before_batching_are_still_read(
     await begun(log, "r_old")
     keys = log.keys
     for seq in range(1, 4):
-        await redis_client.xadd(keys.events("r_old"), {"t": event(seq).type, "f": event(seq).frame}, id=f"{seq}-0")
-    await redis_client.hset(keys.run("r_old"), mapping={"topology": event(1).frame, "last_seq": 3})
+        await redis_client.xadd(keys.events("r_old"), {"t": event(seq).type, "f": frame(seq)}, id=f"{seq}-0")
+    await redis_client.hset(keys.run("r_old"), mapping={"topology": frame(1), "last_seq": 3})
     await committed(log, "r_old", range(4, 8))
 
     events, _ = await log.read("r_old", 0)
@@ -170,3 +177,20 @@ async def test_entries_of_one_event_each_written_before_batching_are_still_read(
 
 def script_keys(keys: RunKeys, run_id: str) -> list[str]:
     return [keys.run(run_id), keys.events(run_id), keys.lease(run_id), keys.running]
+
+
+async def test_entries_of_frames_written_before_the_log_held_envelopes_are_read_as_envelopes(
+    open_log: Callable[..., Any], redis_client: Any
+) -> None:
+    log = await open_log()
+    await begun(log, "r_frames")
+    keys = log.keys
+    old = [StoredEvent(seq, event(seq).type, frame(seq)) for seq in range(1, 4)]
+    await redis_client.xadd(keys.events("r_frames"), {"f": entry_blob("r_frames", old, None)}, id="3-0")
+    await redis_client.hset(keys.run("r_frames"), mapping={"topology": frame(1), "last_seq": 3})
+    await committed(log, "r_frames", range(4, 6))
+
+    events, _ = await log.read("r_frames", 0)
+    later, _ = await log.read("r_frames", 2)
+    assert events == [event(seq) for seq in range(1, 6)]
+    assert later == [event(seq) for seq in range(3, 6)]

@@ -22,7 +22,13 @@ RUN_ID = "r_batches"
 
 def event(seq: int) -> StoredEvent:
     kind = "graph_topology" if seq == 1 else "token_delta"
-    return StoredEvent(seq, kind, b"id: %s:%d\nevent: %s\ndata: {}\n\n" % (RUN_ID.encode(), seq, kind.encode()))
+    return StoredEvent(seq, kind, b'{"type":"%s","seq":%d}' % (kind.encode(), seq))
+
+
+def as_frame(stored: StoredEvent) -> StoredEvent:
+    """The event as versions before envelopes stored it: its whole SSE frame."""
+    frame = b"id: %s:%d\nevent: %s\ndata: %s\n\n" % (RUN_ID.encode(), stored.seq, stored.type.encode(), stored.envelope)
+    return StoredEvent(stored.seq, stored.type, frame)
 
 
 def record(last_seq: int) -> RunRecord:
@@ -82,7 +88,9 @@ async def test_a_data_directory_with_one_row_per_event_replays_unchanged(tmp_pat
     stored = [event(seq) for seq in (1, 5, 6, 7)]  # trimmed through 4 by the version that wrote it
     with contextlib.closing(sqlite3.connect(path)) as db:
         db.executescript(OLD_EVENTS)
-        db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", [(RUN_ID, e.seq, e.type, e.frame) for e in stored])
+        db.executemany(
+            "INSERT INTO events VALUES (?, ?, ?, ?)", [(RUN_ID, e.seq, e.type, as_frame(e).envelope) for e in stored]
+        )
         db.commit()
 
     log = await opened(path, window=10)
@@ -97,3 +105,22 @@ async def test_a_data_directory_with_one_row_per_event_replays_unchanged(tmp_pat
     assert replayed == stored
     assert [e.seq for e in tail] == [6, 7]
     assert "events" not in tables
+
+
+async def test_batches_of_frames_written_before_the_log_held_envelopes_replay_as_envelopes(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite"
+    log = await opened(path, window=100)
+    for seq in (1, 2, 3):  # the previous version's batch: SSE frames
+        log.append(RUN_ID, as_frame(event(seq)), record(seq) if seq == 3 else None)
+    await log.flush()
+    for seq in (4, 5):  # this version's, after a restart
+        log.append(RUN_ID, event(seq), record(seq) if seq == 5 else None)
+    await log.flush()
+    try:
+        replayed, _ = await log.read(RUN_ID, 0)
+        tail, _ = await log.read(RUN_ID, 2)
+    finally:
+        await log.close()
+
+    assert replayed == [event(seq) for seq in range(1, 6)]
+    assert tail == [event(seq) for seq in (3, 4, 5)]
