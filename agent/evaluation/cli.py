@@ -9,14 +9,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 from rich.console import Console
-from rich.table import Table
 
 from agent.config import AgentConfig, ConfigError
 from agent.evaluation.compare_command import add_compare_parser, compare_settings, verdict_of
+from agent.evaluation.console import add_format_argument, output_console, output_format
 from agent.evaluation.dataset import (
     BUNDLED_DATASETS,
     DatasetError,
@@ -25,20 +25,16 @@ from agent.evaluation.dataset import (
     resolve_dataset,
 )
 from agent.evaluation.execution import DEFAULT_CONCURRENCY, LOCAL_CONCURRENCY, EvalPlan, run_plan
-from agent.evaluation.formatting import format_estimate, format_metric, shown_metrics
 from agent.evaluation.gate import GateConfigError, evaluate_gate, find_pyproject, load_gate_config
 from agent.evaluation.judge import JudgeSettings, Judging, judging
 from agent.evaluation.model_calls import add_model_call_arguments, cache_directory, eval_model_calls, print_model_calls
 from agent.evaluation.report import ReportError, build_report, dataset_info, load_report
+from agent.evaluation.run_output import print_gate, print_summary
 from agent.evaluation.statistics import DEFAULT_SEED
 from agent.evaluation.writer import write_reports
 from agent.graphs.registry import SUPPORT_GRAPH_ID
 from agent.knowledge import load_bundled_corpus
 from agent.llm.local_server import LocalServerError
-
-if TYPE_CHECKING:
-    from agent.evaluation.gate import GateResult
-    from agent.evaluation.report import Report
 
 __all__ = ("add_eval_parser", "run_eval_command")
 
@@ -102,18 +98,25 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         metavar="BASE.json",
         help="after the run, compare it with this report (as `harness eval compare`); exit 1 on a blocking regression",
     )
+    add_format_argument(parser)
     add_model_call_arguments(parser)
     add_compare_parser(parser.add_subparsers(dest="eval_command", metavar="compare"))
     return parser
 
 
 def run_eval_command(args: argparse.Namespace) -> int:
-    console = Console()
+    console = output_console()
     errors = Console(stderr=True)
+    form = output_format(args.format, console)
     try:
         if args.compare or getattr(args, "eval_command", None) == "compare":
             base, cand = (load_report(path) for path in args.compare or (args.baseline, args.candidate))
-            return verdict_of(console, base, cand, compare_settings(args.gate_config))
+            return verdict_of(console, base, cand, compare_settings(args.gate_config), form)
+        if form in ("json", "markdown"):
+            raise ConfigError(
+                f"--format {form} prints a comparison (`harness eval compare`, --compare); "
+                "a run's own are report.json and report.md"
+            )
         config = AgentConfig.from_env()
         gate = load_gate_config(args.gate_config or find_pyproject()) if args.gate or args.baseline else None
         baseline = load_report(args.baseline) if args.baseline else None
@@ -138,17 +141,17 @@ def run_eval_command(args: argparse.Namespace) -> int:
     )
     report.cache, report.judge = calls.summary(), judges.info if judges.used else None
     files = write_reports(report, out, baseline=baseline)
-    _print_summary(console, report)
+    print_summary(console, report, form)
     print_model_calls(console, report.cache, report.judge)
     for path in (files.json, files.markdown, files.html, files.junit):
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
     code = 0
     if gate is not None and args.gate:
         result = evaluate_gate(report, gate)
-        _print_gate(console, result)
+        print_gate(console, result, form)
         code = 0 if result.passed else 1
     if gate is not None and baseline is not None:
-        code = max(code, verdict_of(console, baseline, report, gate.compare))
+        code = max(code, verdict_of(console, baseline, report, gate.compare, form))
     return code
 
 
@@ -182,53 +185,6 @@ def _plan(args: argparse.Namespace, out: Path) -> EvalPlan:
 
 def _common(args: argparse.Namespace) -> dict[str, Any]:
     return {"epochs": args.epochs, "concurrency": args.concurrency, "resume": args.resume}
-
-
-def _print_summary(console: Console, report: Report) -> None:
-    """Every metric with its standard error and 95% interval, providers side by side."""
-    run = report.run
-    table = Table(
-        title=f"eval: {run.graph} on {report.dataset.name} ({report.dataset.cases} cases × {run.epochs} epochs)",
-        caption="value ± standard error [95% interval, bootstrap clustered by case]",
-    )
-    table.add_column("metric", no_wrap=True)
-    for provider in report.runs:
-        table.add_column(f"{provider.provider}\n{provider.model or ''}", justify="right")
-    for metric in shown_metrics(report.metrics):
-        table.add_row(metric, *(format_estimate(metric, p.estimates.get(metric)) for p in report.runs))
-    table.add_row("wall time", *(f"{p.duration_s:.2f} s" for p in report.runs), end_section=True)
-    console.print(table)
-    for provider in report.runs:
-        if provider.sampling is not None:
-            seed = provider.sampling.seed
-            console.print(
-                f"{provider.provider} sampled at temperature {provider.sampling.temperature:g}, seed {seed} "
-                f"(HARNESS_STUB_SEED={seed} draws the same answers again)",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
-
-
-def _print_gate(console: Console, result: GateResult) -> None:
-    failures = result.failures
-    if not failures:
-        console.print(f"[green]gate passed[/]: {len(result.checks)} thresholds hold")
-        return
-    table = Table(title=f"gate failed: {len(failures)} of {len(result.checks)} thresholds fell short")
-    table.add_column("provider")
-    table.add_column("metric", no_wrap=True)
-    table.add_column("threshold", justify="right")
-    table.add_column("actual", justify="right")
-    for check in failures:
-        symbol = "≥" if check.bound == "min" else "≤"
-        table.add_row(
-            check.provider,
-            check.metric,
-            f"{symbol} {format_metric(check.metric, check.threshold)}",
-            "[red]" + (format_metric(check.metric, check.actual) if check.actual is not None else "not measured"),
-        )
-    console.print(table)
 
 
 def _positive_int(raw: str) -> int:

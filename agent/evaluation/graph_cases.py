@@ -23,6 +23,7 @@ __all__ = (
     "ToolExpect",
     "TrajectoryExpect",
     "TrajectoryMatch",
+    "TrajectoryPauses",
     "check_case",
     "parse_path",
 )
@@ -31,6 +32,7 @@ CaseId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_lengt
 """Also in the thread id of each epoch (``eval-<id>-<epoch>``, shortened with a hash beyond a run id's 64
 characters), so a run id's characters."""
 TrajectoryMatch = Literal["strict", "unordered", "subset", "superset"]
+TrajectoryPauses = Literal["hidden", "marked"]
 _PATH_PART = re.compile(r"^(-?\d+|[^.]+)$")
 
 
@@ -46,8 +48,12 @@ class NumericRange(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
 
 class TrajectoryExpect(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     nodes: Annotated[list[str], msgspec.Meta(min_length=1)]
-    """Node names in the order the graph ran them; a subgraph's node by its path (``step:search``)."""
+    """Node names in the order the graph ran them; a subgraph's node by its path (``step:search``). A node
+    that paused at an interrupt and ran again on resume is named once."""
     match: TrajectoryMatch = "strict"
+    interrupts: TrajectoryPauses = "hidden"
+    """``hidden``: the nodes alone; ``marked``: each pause is an ``__interrupt__`` among them, where the run
+    stopped (after the node that paused, before the nodes its resume ran next)."""
 
 
 class ToolExpect(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -2,8 +2,9 @@
 
 Each case and epoch is one thread on one in-memory checkpointer: its input (then each answer of ``resume``
 to an interrupt, as ``Command(resume=value)``, then each later turn of ``then``) streamed by ``GraphStream``,
-as a run of the service streams it. The trajectory is the ``node_started`` events in order; the tool calls
-are the AI messages' ``tool_calls`` in the ``updates`` parts; the interrupts are the pauses' values; tokens
+as a run of the service streams it. The trajectory is the ``node_started`` events in order, a node run again
+on resume counted once and each pause marked (``agent.evaluation.trajectory``); the tool calls are the AI
+messages' ``tool_calls`` in the ``updates`` parts; the interrupts are the pauses' values; tokens
 are the AI messages' ``usage_metadata``; the state at every stop is a step of the record. Every event is
 written, as the run's envelopes, to a JSONL file per case and epoch, which the report links to.
 
@@ -26,10 +27,11 @@ from langgraph.types import Command
 from agent.clock import SystemClock, format_timestamp
 from agent.evaluation.case_trace import CaseTrace
 from agent.evaluation.graph_cases import as_messages_input
-from agent.evaluation.records import GraphRecord, GraphStep, NodeStep, ToolCall
+from agent.evaluation.records import GraphRecord, GraphStep, ToolCall
 from agent.evaluation.results import EvalRun
 from agent.evaluation.scorers import score_case
 from agent.evaluation.support_cases import turn_kinds
+from agent.evaluation.trajectory import TrajectoryRecorder
 from agent.graphs.config import read_graphs_config
 from agent.graphs.environment import apply_graphs_config
 from agent.graphs.loading import load_graphs
@@ -162,6 +164,7 @@ async def run_graph_case(
     log = _EventLog(thread_id, registered)
     record = GraphRecord(id=case.id, epoch=epoch, category=case.category, known_issue=case.known_issue)
     sends = _Sends(case)
+    trajectory = TrajectoryRecorder(record.trajectory)
     started = time.perf_counter()
     own = telemetry is None
     traced = CaseTrace(epoch=epoch) if telemetry is None else telemetry  # its spans, its checks as evaluations
@@ -173,10 +176,13 @@ async def run_graph_case(
             for _ in range(_MAX_STEPS):
                 graph_input = pending if admission is None else await admission(pending, waiting)
                 stream = GraphStream(graph, config, modes=_MODES)
+                trajectory.begin(resuming=sent == "resume")
                 async for event in stream.events(graph_input):
                     log.add(event)
-                    _observe(record, event)
+                    _observe(record, trajectory, event)
                 outcome = await stream.outcome()
+                if outcome.paused:
+                    trajectory.paused()
                 waiting = outcome.interrupts
                 values = [interrupt.value for interrupt in waiting]
                 record.state = outcome.values
@@ -196,20 +202,23 @@ async def run_graph_case(
         record.status, record.error = "error", f"{type(exc).__name__}: {exc}"
         log.failed(record.error)
     record.latency_ms = round((time.perf_counter() - started) * 1000, 3)
-    if record.status == "error":
-        record.checks = []
-    else:
-        record.checks = await score_case(case, record)
-    expected_pause = case.expect.interrupts is not None or case.expect.turns is not None
-    unanswered = record.status == "paused" and not expected_pause
-    record.passed = record.status != "error" and not unanswered and all(check.passed for check in record.checks)
-    if unanswered:
-        record.error = "the run paused at an interrupt no `resume` answers (expect `interrupts` to allow it)"
+    await _judge(case, record)
     if events_dir is not None:
         record.events = log.write(events_dir, f"{case.id}.{epoch}.jsonl")
     if own:
         await traced.close(record)
     return record
+
+
+async def _judge(case: GraphCase, record: GraphRecord) -> None:
+    """The case's checks, and whether it passed: it did not raise, stopped at no interrupt it did not expect,
+    and passed every check."""
+    record.checks = [] if record.status == "error" else await score_case(case, record)
+    expected_pause = case.expect.interrupts is not None or case.expect.turns is not None
+    unanswered = record.status == "paused" and not expected_pause
+    record.passed = record.status != "error" and not unanswered and all(check.passed for check in record.checks)
+    if unanswered:
+        record.error = "the run paused at an interrupt no `resume` answers (expect `interrupts` to allow it)"
 
 
 def case_thread_id(case_id: str, epoch: int) -> str:
@@ -254,18 +263,11 @@ class _Sends:
         return ("resume", Command(resume=self._resumes.pop(0))) if paused else None
 
 
-def _observe(record: GraphRecord, event: GraphEvent) -> None:
+def _observe(record: GraphRecord, trajectory: TrajectoryRecorder, event: GraphEvent) -> None:
     if isinstance(event, NodeCompleted):
-        depth = len(event.ns)
-        for index in range(len(record.trajectory) - 1, -1, -1):
-            step = record.trajectory[index]
-            if step.node == event.node and step.outcome == "running":
-                record.trajectory[index] = NodeStep(
-                    node=event.node, depth=depth, latency_ms=event.latency_ms, outcome=event.outcome
-                )
-                break
+        trajectory.completed(event)
     elif isinstance(event, NodeStarted):
-        record.trajectory.append(NodeStep(node=event.node, depth=len(event.ns), outcome="running"))
+        trajectory.started(event)
     elif isinstance(event, GraphPart) and event.mode == "updates" and not event.ns:
         for message in _ai_messages(event.data):
             for call in message.get("tool_calls") or []:

@@ -17,6 +17,7 @@ from agent.evaluation.formatting import (
     shown_metrics,
 )
 from agent.evaluation.markdown import describe_metric
+from agent.evaluation.records import INTERRUPT_MARKER
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -151,6 +152,7 @@ def _events_link(events: str | None) -> str:
     return f'<a href="{escape(events)}" title="{_REPLAY_HINT}">events</a>' if events else ""
 
 
+_PAUSE_TITLE = "the run paused here at an interrupt"
 _OUTCOME_CLASS = {"error": "error", "refused": "error", "paused": "interrupted", "interrupted": "interrupted"}
 
 
@@ -175,7 +177,7 @@ def _trajectory_cell(record: GraphRecord) -> str:
         classes = " ".join(
             c for c in (step.outcome if step.outcome != "ok" else "", "nested" if step.depth else "") if c
         )
-        title = f"{step.latency_ms:.1f} ms, {step.outcome}"
+        title = _PAUSE_TITLE if step.node == INTERRUPT_MARKER else f"{step.latency_ms:.1f} ms, {step.outcome}"
         steps.append(f'<span class="{classes}" title="{escape(title)}">{escape(step.node)}</span>')
     return '<div class="trajectory">' + "→".join(steps) + "</div>"
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from agent.evaluation.report import ProviderReport, Report
     from agent.evaluation.summary import CaseScores
 
-__all__ = ("describe_metric", "render_markdown")
+__all__ = ("describe_metric", "markdown_cell", "markdown_table", "render_markdown")
 
 
 def render_markdown(report: Report, *, baseline: Report | None = None) -> str:
@@ -41,7 +41,7 @@ def render_markdown(report: Report, *, baseline: Report | None = None) -> str:
         f"{run.resamples} bootstrap draws of whole cases (seed {run.seed}).",
         "",
     ]
-    lines += _table(
+    lines += markdown_table(
         ["metric", *(p.provider for p in report.runs), "n", "what it counts"],
         [
             [
@@ -58,7 +58,7 @@ def render_markdown(report: Report, *, baseline: Report | None = None) -> str:
         lines += ["", f"## Cases against the baseline ({baseline.run.git_commit or baseline.generated_at})", ""]
         moved = {case_id: change for case_id, change in changes.items() if change != "same"}
         lines += (
-            _table(
+            markdown_table(
                 ["case", "change", "epochs passed now"], [[f"`{c}`", ch, _passed(report, c)] for c, ch in moved.items()]
             )
             if moved
@@ -102,10 +102,15 @@ def _graph_section(run: ProviderReport) -> list[str]:
     failing = [case for case in run.case_scores if not case.passed]
     lines += ["", f"### Failing cases ({len(failing)})", ""]
     lines += (
-        _table(
+        markdown_table(
             ["case", "epochs passed", "misses", "trajectory"],
             [
-                [f"`{c.id}`", f"{c.epochs_passed}/{c.epochs}", _cell("; ".join(c.failures)), _trajectory(run, c)]
+                [
+                    f"`{c.id}`",
+                    f"{c.epochs_passed}/{c.epochs}",
+                    markdown_cell("; ".join(c.failures)),
+                    _trajectory(run, c),
+                ]
                 for c in failing
             ],
         )
@@ -117,7 +122,7 @@ def _graph_section(run: ProviderReport) -> list[str]:
 
 def _trajectory(run: ProviderReport, case: CaseScores) -> str:
     record = next((r for r in run.records if r.id == case.id and not r.passed), None)
-    return " → ".join(record.node_names(nested=True)) if record else ""
+    return " → ".join(record.node_names(nested=True, marked=True)) if record else ""
 
 
 def _provider_section(run: ProviderReport) -> list[str]:
@@ -132,7 +137,7 @@ def _provider_section(run: ProviderReport) -> list[str]:
         "### Outcome accuracy by expected status",
         "",
     ]
-    lines += _table(
+    lines += markdown_table(
         ["expected", "turns", "accuracy"],
         [
             [status, str(r.total), format_ratio(r.correct, r.total, r.value)]
@@ -140,13 +145,13 @@ def _provider_section(run: ProviderReport) -> list[str]:
         ],
     )
     lines += ["", "### Outcome confusion matrix (rows: expected, columns: actual)", ""]
-    lines += _table(
+    lines += markdown_table(
         ["expected \\ actual", *m.confusion.actual],
         [[label, *map(str, row)] for label, row in zip(m.confusion.expected, m.confusion.counts, strict=True)],
     )
     g = m.guardrail
     lines += ["", "### Guardrails, retrieval, citations, actions", ""]
-    lines += _table(
+    lines += markdown_table(
         ["measure", "value", "counts"],
         [
             ["guardrail precision", format_fraction(g.precision), f"TP {g.true_positives}, FP {g.false_positives}"],
@@ -177,7 +182,7 @@ def _provider_section(run: ProviderReport) -> list[str]:
     if m.turn_latency:
         t = m.turn_latency
         rows.append(["*whole turn*", str(t.count), format_ms(t.p50_ms), format_ms(t.p95_ms), format_ms(t.max_ms)])
-    lines += _table(["node", "spans", "p50 ms", "p95 ms", "max ms"], rows)
+    lines += markdown_table(["node", "spans", "p50 ms", "p95 ms", "max ms"], rows)
     u = m.usage
     lines += [
         "",
@@ -192,22 +197,22 @@ def _provider_section(run: ProviderReport) -> list[str]:
         "### Cases passed by category",
         "",
     ]
-    lines += _table(
+    lines += markdown_table(
         ["category", "passed"], [[c, format_ratio(r.correct, r.total, r.value)] for c, r in m.by_category.items()]
     )
     failing = [case for case in run.cases if not case.passed]
     lines += ["", f"### Failing cases ({len(failing)})", ""]
     if failing:
-        lines += _table(
+        lines += markdown_table(
             ["case", "category", "turn", "sent", "misses", "known issue"],
             [
                 [
                     f"`{case.id}`",
                     case.category,
                     str(turn.index),
-                    _cell(turn.sent),
-                    _cell("; ".join(turn.failures)),
-                    _cell(case.known_issue or ""),
+                    markdown_cell(turn.sent),
+                    markdown_cell("; ".join(turn.failures)),
+                    markdown_cell(case.known_issue or ""),
                 ]
                 for case in failing
                 for turn in case.turns
@@ -221,7 +226,7 @@ def _provider_section(run: ProviderReport) -> list[str]:
         lines += ["", "### Known issues that now pass (update the dataset)", ""]
         lines += [f"- `{case.id}`: {case.known_issue}" for case in fixed]
     lines += ["", "### Cases", ""]
-    lines += _table(
+    lines += markdown_table(
         ["case", "category", "passed", "statuses", "action", "input tok", "output tok", "cost", "latency ms"],
         [
             [
@@ -245,11 +250,13 @@ def _counts(ratio: Ratio) -> str:
     return f"{ratio.correct}/{ratio.total}"
 
 
-def _cell(text: str) -> str:
+def markdown_cell(text: str) -> str:
+    """``text`` safe in a table's cell: a ``|`` escaped, on one line."""
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A GitHub-flavoured table's lines; each cell already made safe (``markdown_cell``)."""
     return [
         "| " + " | ".join(header) + " |",
         "|" + "|".join(" --- " for _ in header) + "|",

@@ -14,6 +14,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from agent.evaluation.console import on_a_terminal
+
 if TYPE_CHECKING:
     from types import TracebackType
 
@@ -34,7 +36,7 @@ class EvalProgress:
         self._failed = 0
         self._started = time.perf_counter()
         self._bar: Progress | None = None
-        if console.is_terminal:
+        if on_a_terminal(console):  # not rich's is_terminal: FORCE_COLOR in CI would draw bars in the log
             self._bar = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),

@@ -239,7 +239,7 @@ def _trajectory(case: GraphCase, record: GraphRecord) -> Check:
     expected = case.expect.trajectory
     assert expected is not None
     nested = any(":" in node for node in expected.nodes)
-    why = match_trajectory(expected, record.node_names(nested=nested))
+    why = match_trajectory(expected, record.node_names(nested=nested, marked=expected.interrupts == "marked"))
     return Check(name="trajectory", passed=why is None, detail=why or "")
 
 

@@ -68,17 +68,32 @@ def test_the_reports_go_to_the_data_directory_by_default(eval_env: Path) -> None
     assert (eval_env / "data" / "eval" / "report.json").is_file()
 
 
-def test_a_gate_that_falls_short_exits_1_with_a_table(eval_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("form", ["text", "table"])
+def test_a_gate_that_falls_short_exits_1_with_what_fell_short(
+    eval_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")  # a CI log: not a terminal, and rich's width would be 80
     dataset = write_dataset(eval_env / "small.jsonl", SMALL_DATASET)
     gate = gate_file(eval_env, "min_cases = 60\nmin_outcome_accuracy = 0.5")
+    chosen = ["--format", "table"] if form == "table" else []  # not a terminal: text unless asked
 
-    code = harness_eval("--dataset", str(dataset), "--out", str(eval_env / "out"), "--gate", "--gate-config", str(gate))
+    code = harness_eval(
+        "--dataset", str(dataset), "--out", str(eval_env / "out"), "--gate", "--gate-config", str(gate), *chosen
+    )
 
     out = capsys.readouterr().out
     assert code == 1
     assert "gate failed: 1 of 2 thresholds fell short" in out
-    assert re.search(r"stub\s*│\s*cases\s*│\s*≥ 60\s*│\s*6\s*│", out)
-    assert not re.search(r"│\s*outcome_accuracy\s*│\s*≥", out), "only what fell short is listed"
+    assert "…" not in out, "not a cell cut, however wide"
+    if form == "text":
+        assert "\nstub cases: ≥ 60, actual 6\n" in out
+        assert "\ncase_pass_rate: " in out, "the summary: one line per metric"
+        assert "│" not in out
+    else:
+        assert re.search(r"stub\s*│\s*cases\s*│\s*≥ 60\s*│\s*6\s*│", out)
+        assert re.search(r"│ cost_usd_per_case\s*│\s*\$0\.000000 ± \$0\.000000 \[\$0\.000000, \$0\.000000\] │", out)
+    assert "outcome_accuracy: ≥" not in out, "only what fell short is listed"
+    assert not re.search(r"│\s*outcome_accuracy\s*│\s*≥", out)
 
 
 @pytest.mark.parametrize(
@@ -89,6 +104,8 @@ def test_a_gate_that_falls_short_exits_1_with_a_table(eval_env: Path, capsys: py
         (["--dataset", "missing.jsonl"], "cannot read the dataset"),
         (["--gate", "--gate-config", "missing.toml"], "cannot read"),
         (["--compare", "old.json", "new.json"], "cannot read the report"),
+        (["compare", "old.json", "new.json", "--format", "json"], "cannot read the report"),
+        (["--format", "json"], "--format json prints a comparison"),
     ],
 )
 def test_a_command_that_cannot_run_exits_2_with_a_reason(
@@ -105,7 +122,6 @@ def test_a_command_that_cannot_run_exits_2_with_a_reason(
 def test_compare_prints_the_paired_verdicts_of_two_reports(
     eval_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("COLUMNS", "200")
     small = write_dataset(eval_env / "small.jsonl", SMALL_DATASET)
     assert harness_eval("--dataset", str(small), "--out", str(eval_env / "old")) == 0
     fewer = write_dataset(eval_env / "fewer.jsonl", SMALL_DATASET[:2])
@@ -119,7 +135,7 @@ def test_compare_prints_the_paired_verdicts_of_two_reports(
     assert "paired by case" in out
     assert "the reports ran different datasets" in out
     assert "stub: 4 case(s) in only one report, left out" in out
-    assert re.search(r"stub\s*│\s*case_pass_rate\s*│\s*no significant change\s*│", out), out
+    assert "\nstub case_pass_rate: no significant change; baseline 1.000, candidate 1.000," in out, out
 
 
 @pytest.mark.local_model
