@@ -146,3 +146,10 @@ class Instruments:
             ["method", "route", "status"],
             registry=registry,
         )
+        self.agent_calls = Counter(
+            "harness_agent_calls",
+            "Calls of other agents and tools (A2A, MCP), by protocol, method (one the protocol serves, else other) "
+            "and outcome (ok, or the error's reason).",
+            ["protocol", "method", "outcome"],
+            registry=registry,
+        )

@@ -1,0 +1,52 @@
+"""A task as its run's events so far make it: read from the run's memory when it executes here, else from the log
+(the same two places ``RunStreams.follow`` replays from), on any instance."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from api.a2a.errors import TaskNotFound
+from api.a2a.stream import project_events
+from api.a2a.task import TaskProjection
+from api.runs.errors import RunNotFound
+
+if TYPE_CHECKING:
+    from agent.graphs import RegisteredGraph
+    from api.auth import Principal
+    from api.runs.log.records import RunRecord
+    from api.runs.registry import RunRegistry
+    from api.runs.run import Run
+
+__all__ = ("find_task", "task_so_far")
+
+
+async def find_task(
+    runs: RunRegistry, registered: RegisteredGraph, task_id: str, principal: Principal
+) -> Run | RunRecord:
+    """The run ``task_id`` names, when ``principal`` may read it and it is a run of ``registered``; else
+    ``TaskNotFound``, the same for an unknown task and another subject's."""
+    try:
+        found = await runs.get(task_id, principal)
+    except RunNotFound:
+        raise TaskNotFound(f"There is no task {task_id}.") from None
+    graph = found.record.graph
+    if graph is None or graph.graph_id != registered.graph_id:
+        raise TaskNotFound(f"There is no task {task_id} of agent {registered.graph_id!r}.")
+    return found
+
+
+async def task_so_far(
+    runs: RunRegistry, registered: RegisteredGraph, found: Run | RunRecord, *, upto: int | None = None
+) -> TaskProjection:
+    """The task of ``found`` as its committed events (those up to ``upto``, when given) make it."""
+    run_id = found.run_id
+    live = runs.live(run_id)
+    held = live.events_after(0) if live is not None else None
+    if held is None:
+        held, _ = await runs.log.read(run_id, 0)
+    shown = held if upto is None else [event for event in held if event.seq <= upto]
+    projection = TaskProjection(
+        task_id=run_id, context_id=found.record.snapshot.session_id, roles=registered.node_roles
+    )
+    project_events(projection, shown, more=len(shown) < len(held))
+    return projection
