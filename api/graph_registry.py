@@ -2,7 +2,7 @@
 
 ``harness serve`` loads them once before it starts (``check_graphs``), so a graph that fails to import or
 compile stops the start with one line per graph instead of a traceback from the app's start-up; the app then
-registers them on its stores' checkpointer (``open_graphs``).
+registers them on its stores' checkpointer and long-term store (``open_graphs``).
 """
 
 from __future__ import annotations
@@ -35,4 +35,5 @@ async def open_graphs(settings: Settings, agent: Agent) -> GraphRegistry:
         support=agent.graph,
         support_hooks=SupportRuns(agent),
         checkpointer=agent.stores.checkpointer,
+        store=agent.stores.graph_store.for_runs() if agent.stores.graph_store is not None else None,
     )

@@ -11,11 +11,14 @@ attribute may be:
   It is called for every run, and once here, with an empty config, to check that it gives a graph and to
   read the graph's name, schemas and topology.
 
-Every graph runs on the service's checkpointer, never one its module configured (that one is replaced, and
-the log says so). Every graph is tried; if any fails, one ``GraphLoadError`` says, one line per failing
-graph, ``<graph id>: <ExceptionType>: <first line> (<file>:<line>)``, pointing at the user's own line that
-raised, or, when no line of the user's raised (no such attribute, not a graph, a builder LangGraph cannot
-compile), at the graph's entry in ``langgraph.json``.
+Every graph runs on the service's checkpointer and with the service's long-term store (``store``, a
+``BaseStore`` that scopes each call to the run's subject: ``agent.stores.graph_store``), never those its module
+configured (they are replaced, and the log says so), as the Agent Server gives a graph its own.
+
+Every graph is tried; if any fails, one ``GraphLoadError`` says, one line per failing graph,
+``<graph id>: <ExceptionType>: <first line> (<file>:<line>)``, pointing at the user's own line that raised,
+or, when no line of the user's raised (no such attribute, not a graph, a builder LangGraph cannot compile), at
+the graph's entry in ``langgraph.json``.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from langchain_core.runnables import RunnableConfig
+    from langgraph.store.base import BaseStore
 
     from agent.graphs.compiled import CompiledGraph
     from agent.graphs.config import GraphsConfig, GraphSpec
@@ -91,12 +95,14 @@ class LoadedGraph:
         *,
         factory: Callable[[RunnableConfig], Any] | None,
         checkpointer: BaseCheckpointSaver[Any] | None,
+        store: BaseStore | None = None,
     ) -> None:
         self.spec = spec
         self.probe = probe
         """The compiled graph (for a factory: the one it gave when loaded), for its name, schemas and topology."""
         self._factory = factory
         self._checkpointer = checkpointer
+        self._store = store
 
     @property
     def is_factory(self) -> bool:
@@ -109,17 +115,20 @@ class LoadedGraph:
             yield self.probe
             return
         async with _entered(self._factory(config)) as built:
-            yield _compiled(built, self._checkpointer, self.spec.graph_id)
+            yield _compiled(built, self._checkpointer, self.spec.graph_id, self._store)
 
 
-async def load_graphs(config: GraphsConfig, checkpointer: BaseCheckpointSaver[Any] | None) -> list[LoadedGraph]:
-    """Every graph of ``config``, in its order; ``GraphLoadError`` if any fails."""
+async def load_graphs(
+    config: GraphsConfig, checkpointer: BaseCheckpointSaver[Any] | None, store: BaseStore | None = None
+) -> list[LoadedGraph]:
+    """Every graph of ``config``, in its order, on ``checkpointer`` and ``store`` (the service's; None keeps a
+    graph's own store); ``GraphLoadError`` if any fails."""
     loaded: list[LoadedGraph] = []
     failures: list[GraphFailure] = []
     modules: dict[Path, ModuleType] = {}
     for spec in config.graphs:
         try:
-            loaded.append(await _load(spec, config, checkpointer, modules))
+            loaded.append(await _load(spec, config, checkpointer, store, modules))
         except (Exception, SystemExit) as exc:
             location = _user_location(exc, config.folder) or _entry_location(spec, config)
             failures.append(GraphFailure(spec.graph_id, exc, location))
@@ -132,6 +141,7 @@ async def _load(
     spec: GraphSpec,
     config: GraphsConfig,
     checkpointer: BaseCheckpointSaver[Any] | None,
+    store: BaseStore | None,
     modules: dict[Path, ModuleType],
 ) -> LoadedGraph:
     module = _import(spec, config.folder, modules)
@@ -141,13 +151,13 @@ async def _load(
         raise AttributeError(f"{spec.source}: the module has no attribute {spec.attribute!r}{hint}")
     value = vars(module)[spec.attribute]
     if isinstance(value, Pregel | StateGraph):
-        return LoadedGraph(spec, _compiled(value, checkpointer, spec.graph_id), factory=None, checkpointer=None)
+        return LoadedGraph(spec, _compiled(value, checkpointer, spec.graph_id, store), factory=None, checkpointer=None)
     if not callable(value):
         raise TypeError(f"{spec.source} is a {type(value).__name__}, not a compiled graph, a StateGraph or a factory")
     factory = _factory(value, spec)
     async with _entered(factory({"configurable": {}})) as built:
-        probe = _compiled(built, checkpointer, spec.graph_id)
-    return LoadedGraph(spec, probe, factory=factory, checkpointer=checkpointer)
+        probe = _compiled(built, checkpointer, spec.graph_id, store)
+    return LoadedGraph(spec, probe, factory=factory, checkpointer=checkpointer, store=store)
 
 
 def _import(spec: GraphSpec, folder: Path, modules: dict[Path, ModuleType]) -> ModuleType:
@@ -215,9 +225,11 @@ async def _entered(made: Any) -> AsyncIterator[Any]:
         yield made
 
 
-def _compiled(value: Any, checkpointer: BaseCheckpointSaver[Any] | None, graph_id: str) -> CompiledGraph:
+def _compiled(
+    value: Any, checkpointer: BaseCheckpointSaver[Any] | None, graph_id: str, store: BaseStore | None = None
+) -> CompiledGraph:
     if isinstance(value, StateGraph):
-        return value.compile(checkpointer=checkpointer)
+        return value.compile(checkpointer=checkpointer, store=store)
     if not isinstance(value, Pregel):
         raise TypeError(f"the factory gave a {type(value).__name__}, not a compiled graph or a StateGraph")
     own = value.checkpointer
@@ -227,7 +239,15 @@ def _compiled(value: Any, checkpointer: BaseCheckpointSaver[Any] | None, graph_i
             graph_id,
             type(own).__name__,
         )
-    return value.copy(update={"checkpointer": checkpointer})
+    if store is None:
+        return value.copy(update={"checkpointer": checkpointer})
+    if value.store is not None and value.store is not store:
+        logger.warning(
+            "graph %r was compiled with its own store (%s); it runs with the service's instead",
+            graph_id,
+            type(value.store).__name__,
+        )
+    return value.copy(update={"checkpointer": checkpointer, "store": store})
 
 
 def _user_location(error: BaseException, folder: Path) -> str | None:

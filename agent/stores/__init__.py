@@ -1,4 +1,4 @@
-"""Where the agent keeps what it must not lose: checkpoints, the interaction log and the ledger.
+"""Where the agent keeps what it must not lose: checkpoints, the interaction log, the ledger and the long-term store.
 
 Embedded SQLite files in the data directory by default; PostgreSQL when ``HARNESS_DATABASE_URL`` is set,
 so that any number of instances share them. Public beside this package: ``agent.stores.postgres`` (the shared
@@ -12,6 +12,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.errors import AgentError
+from agent.stores.graph_store import (
+    STORE_SUBJECT_KEY,
+    GraphStore,
+    StoreError,
+    StoreIndexUnconfigured,
+    StoreOutsideRun,
+    SubjectStore,
+    subject_label,
+)
 from agent.stores.key_check import RECORD_TYPE, EncryptionKeyError, PlainValuesError, check_key, sealed_record
 from agent.stores.private_files import private_sqlite_file
 from agent.stores.scrubbing import scrub
@@ -29,17 +38,24 @@ if TYPE_CHECKING:
 
 __all__ = (
     "RECORD_TYPE",
+    "STORE_SUBJECT_KEY",
     "AgentStores",
     "EncryptionKeyError",
+    "GraphStore",
     "PlainValuesError",
     "SqliteFileKeyCheck",
+    "StoreError",
+    "StoreIndexUnconfigured",
+    "StoreOutsideRun",
     "StoreUnavailable",
+    "SubjectStore",
     "check_key",
     "is_store_failure",
     "open_stores",
     "private_sqlite_file",
     "scrub",
     "sealed_record",
+    "subject_label",
 )
 
 
@@ -56,6 +72,8 @@ class AgentStores:
     """The PostgreSQL connection pool (``psycopg_pool.AsyncConnectionPool``) when the stores are shared."""
     sealer: Sealer | None = None
     """What seals the stores' values with ``HARNESS_ENCRYPTION_KEY`` (``agent.sealing``); the run stores use it too."""
+    graph_store: GraphStore | None = None
+    """The long-term store of the graphs and of ``/store/*`` (``agent.stores.graph_store``)."""
 
     async def erase_sessions(self, session_ids: Sequence[str]) -> None:
         """Remove the sessions' checkpoints: a session is a LangGraph thread."""

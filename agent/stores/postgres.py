@@ -21,6 +21,7 @@ from psycopg_pool import AsyncConnectionPool
 from agent.config import redact_url
 from agent.encryption import checkpoint_serde
 from agent.stores import AgentStores, StoreUnavailable
+from agent.stores.graph_store.postgres import postgres_graph_store
 from agent.stores.key_check import check_key
 from agent.stores.pg_interactions import PostgresInteractionLog
 from agent.stores.pg_key_check import KEY_CHECK_MIGRATIONS, PostgresKeyCheck
@@ -145,11 +146,20 @@ async def open_postgres_stores(url: str, sealer: Sealer | None = None) -> AsyncI
                 + PostgresInteractionLog.INDEX_MIGRATIONS,
             )
             await saver.setup()
+            graph_store = await postgres_graph_store(pool, sealer)
             await check_key(PostgresKeyCheck(connection, redact_url(url)), sealer)
         ledger = PostgresLedger(pool)
         await ledger.seed()
         interactions = PostgresInteractionLog(pool, sealer)
-        yield AgentStores(checkpointer=saver, ledger=ledger, interactions=interactions, database=pool, sealer=sealer)
+        async with graph_store.sweeping():
+            yield AgentStores(
+                checkpointer=saver,
+                ledger=ledger,
+                interactions=interactions,
+                database=pool,
+                sealer=sealer,
+                graph_store=graph_store,
+            )
 
 
 async def probe(url: str) -> None:

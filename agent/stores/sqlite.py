@@ -13,6 +13,7 @@ from agent.actions.ledger import SqliteLedger
 from agent.encryption import checkpoint_serde
 from agent.interactions import SqliteInteractionLog
 from agent.stores import AgentStores
+from agent.stores.graph_store.sqlite import STORE_FILE, open_sqlite_graph_store
 from agent.stores.key_check import check_key
 from agent.stores.private_files import private_sqlite_files
 from agent.stores.sqlite_key_check import SqliteKeyCheck
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ("open_sqlite_stores",)
 
-_FILES = ("ledger.sqlite", "interactions.sqlite", "checkpoints.sqlite")
+_FILES = ("ledger.sqlite", "interactions.sqlite", "checkpoints.sqlite", STORE_FILE)
 
 
 @asynccontextmanager
@@ -45,7 +46,10 @@ async def open_sqlite_stores(data_dir: Path, sealer: Sealer | None = None) -> As
             await saver.setup()
             await check_key(SqliteKeyCheck(connection, str(path)), sealer)
             await check_key(interactions.key_check(), sealer)
-            yield AgentStores(checkpointer=saver, ledger=ledger, interactions=interactions, sealer=sealer)
+            async with open_sqlite_graph_store(data_dir / STORE_FILE, sealer) as graph_store:
+                yield AgentStores(
+                    checkpointer=saver, ledger=ledger, interactions=interactions, sealer=sealer, graph_store=graph_store
+                )
     finally:
         interactions.close()
         ledger.close()

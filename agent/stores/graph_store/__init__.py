@@ -1,0 +1,24 @@
+"""The long-term store of the graphs and of ``/store/*``: LangGraph's store under each subject's namespaces.
+
+One base (``GraphStore``, the ``SubjectStore`` views) and one file per backend, as Litestar's ``stores/`` are
+laid out: ``sqlite`` (embedded, ``store.sqlite`` in the data directory) and ``postgres`` (shared, on the service's
+pool). docs/store.md is the user's page; ADR 38 the decisions.
+"""
+
+from __future__ import annotations
+
+from agent.stores.graph_store._namespaces import ANONYMOUS_LABEL, STORE_SUBJECT_KEY, subject_label
+from agent.stores.graph_store.base import STORE_TTL, GraphStore, SubjectStore
+from agent.stores.graph_store.errors import StoreError, StoreIndexUnconfigured, StoreOutsideRun
+
+__all__ = (
+    "ANONYMOUS_LABEL",
+    "STORE_SUBJECT_KEY",
+    "STORE_TTL",
+    "GraphStore",
+    "StoreError",
+    "StoreIndexUnconfigured",
+    "StoreOutsideRun",
+    "SubjectStore",
+    "subject_label",
+)

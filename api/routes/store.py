@@ -1,0 +1,243 @@
+"""The Agent Server's long-term store: put, get, delete and search items, list namespaces.
+
+Every route works in the caller's namespaces (``GraphStore.for_subject``): another subject's items are not
+there to find (``404`` on a get, nothing in a search or a listing). The same store, scoped to a run's owner, is
+the ``BaseStore`` of every registered graph, so what a graph remembers for alice is read back here by alice.
+Labels and keys are screened as other ids a client makes up (a card number or a key in one is ``422
+id_refused``); values are JSON objects, bounded by ``HARNESS_MAX_BODY_BYTES``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+from langgraph.store.base import InvalidNamespaceError
+from litestar import delete, get, post, put
+from litestar.di import NamedDependency
+from litestar.params import JSONBody, QueryParameter
+
+from agent.stores import GraphStore, StoreIndexUnconfigured
+from api.auth import Principal
+from api.exceptions import ApiError, NotFound
+from api.openapi import problem_responses
+from api.request_checks.client_ids import refuse_personal_ids
+from contracts.store import (
+    DEPTH_MAX,
+    KEY_MAX,
+    LABEL_MAX,
+    StoreDelete,
+    StoreItem,
+    StoreNamespaces,
+    StoreNamespacesRequest,
+    StorePut,
+    StoreSearch,
+    StoreSearchItem,
+    StoreSearchResult,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from langgraph.store.base import Item
+
+__all__ = (
+    "StoreIndexUnserved",
+    "StoreItemNotFound",
+    "StoreRequestInvalid",
+    "delete_store_item",
+    "get_store_item",
+    "list_store_namespaces",
+    "put_store_item",
+    "search_store_items",
+)
+
+TAG = "agent-protocol"
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+Shown = TypeVar("Shown", bound=StoreItem)
+
+
+class StoreItemNotFound(NotFound):
+    code = "store_item_not_found"
+    title = "Store item not found"
+
+
+class StoreRequestInvalid(ApiError):
+    """A namespace LangGraph's store refuses (``langgraph`` as its first label, a label with a dot)."""
+
+    status_code = 422
+    code = "store_request_invalid"
+    title = "Store request invalid"
+
+
+class StoreIndexUnserved(ApiError):
+    """``query`` without an embedding index: refused rather than answered as a search that found nothing."""
+
+    status_code = 422
+    code = "store_index_unconfigured"
+    title = "Semantic search not configured"
+
+
+@put(
+    "/store/items",
+    operation_id="putStoreItem",
+    tags=[TAG],
+    status_code=204,
+    summary="Store an item (a JSON object) in one of the caller's namespaces",
+    responses=problem_responses(401, 413, 415, 422),
+)
+async def put_store_item(
+    data: JSONBody[StorePut], *, graph_store: NamedDependency[GraphStore], principal: NamedDependency[Principal]
+) -> None:
+    _screen(data.namespace, "namespace", data.key)
+    _no_nul(data.value, "value")
+    try:
+        await graph_store.for_subject(principal.subject).aput(
+            tuple(data.namespace), data.key, data.value, index=None if data.index is True else data.index, ttl=data.ttl
+        )
+    except InvalidNamespaceError as exc:
+        raise StoreRequestInvalid(f"namespace: {exc}", fields={"namespace": str(exc)}) from None
+
+
+@get(
+    "/store/items",
+    operation_id="getStoreItem",
+    tags=[TAG],
+    summary="One of the caller's items",
+    responses=problem_responses(401, 404, 422),
+)
+async def get_store_item(
+    *,
+    graph_store: NamedDependency[GraphStore],
+    principal: NamedDependency[Principal],
+    namespace: Annotated[
+        str,
+        QueryParameter(description="The namespace's labels joined with `.`", max_length=DEPTH_MAX * (LABEL_MAX + 1)),
+    ],
+    key: Annotated[str, QueryParameter(min_length=1, max_length=KEY_MAX)],
+    refresh_ttl: Annotated[bool | None, QueryParameter(description="Renew the item's TTL")] = None,
+) -> StoreItem:
+    labels = namespace.split(".") if namespace else []
+    if len(labels) > DEPTH_MAX or any(not 0 < len(label) <= LABEL_MAX or "\x00" in label for label in labels):
+        message = f"must be 1 to {DEPTH_MAX} labels of 1 to {LABEL_MAX} characters (no NUL) joined with `.`"
+        raise StoreRequestInvalid(f"namespace {message}.", fields={"namespace": message})
+    _no_nul(key, "key")
+    _screen(labels, "namespace", key)
+    item = await graph_store.for_subject(principal.subject).aget(tuple(labels), key, refresh_ttl=refresh_ttl)
+    if item is None:
+        raise StoreItemNotFound(f"There is no item {key!r} in namespace {namespace!r}.")
+    return _item(item, StoreItem)
+
+
+@delete(
+    "/store/items",
+    operation_id="deleteStoreItem",
+    tags=[TAG],
+    status_code=204,
+    summary="Delete one of the caller's items (nothing to delete is not an error)",
+    responses=problem_responses(401, 413, 415, 422),
+)
+async def delete_store_item(
+    data: JSONBody[StoreDelete], *, graph_store: NamedDependency[GraphStore], principal: NamedDependency[Principal]
+) -> None:
+    _screen(data.namespace, "namespace", data.key)
+    await graph_store.for_subject(principal.subject).adelete(tuple(data.namespace), data.key)
+
+
+@post(
+    "/store/items/search",
+    operation_id="searchStoreItems",
+    tags=[TAG],
+    status_code=200,
+    summary="The caller's items under a namespace prefix, filtered by their values' fields, newest first",
+    responses=problem_responses(401, 413, 415, 422),
+)
+async def search_store_items(
+    data: JSONBody[StoreSearch], *, graph_store: NamedDependency[GraphStore], principal: NamedDependency[Principal]
+) -> StoreSearchResult:
+    _screen(data.namespace_prefix, "namespace_prefix")  # the filter is the contract's (``StoreSearch``) already
+    try:
+        found = await graph_store.for_subject(principal.subject).asearch(
+            tuple(data.namespace_prefix),
+            query=data.query,
+            filter=data.filter,
+            limit=data.limit,
+            offset=data.offset,
+            refresh_ttl=data.refresh_ttl,
+        )
+    except StoreIndexUnconfigured as exc:
+        raise StoreIndexUnserved(str(exc), fields={"query": str(exc)}) from None
+    return StoreSearchResult(items=[_item(item, StoreSearchItem, score=item.score) for item in found])
+
+
+@post(
+    "/store/namespaces",
+    operation_id="listStoreNamespaces",
+    tags=[TAG],
+    status_code=200,
+    summary="The caller's namespaces, by prefix and suffix (`*` matches any label), to a depth",
+    responses=problem_responses(401, 413, 415, 422),
+)
+async def list_store_namespaces(
+    data: JSONBody[StoreNamespacesRequest],
+    *,
+    graph_store: NamedDependency[GraphStore],
+    principal: NamedDependency[Principal],
+) -> StoreNamespaces:
+    _screen(data.prefix or [], "prefix")
+    _screen(data.suffix or [], "suffix")
+    found = await graph_store.for_subject(principal.subject).alist_namespaces(
+        prefix=tuple(data.prefix) if data.prefix else None,
+        suffix=tuple(data.suffix) if data.suffix else None,
+        max_depth=data.max_depth,
+        limit=data.limit,
+        offset=data.offset,
+    )
+    return StoreNamespaces(namespaces=[list(namespace) for namespace in found])
+
+
+def _screen(labels: Sequence[str], field: str, key: str | None = None) -> None:
+    """Refuse a label or key that carries personal data: it would be stored in the clear, and echoed."""
+    ids: Iterable[tuple[str, str | None]] = [(f"{field}[{index}]", label) for index, label in enumerate(labels)]
+    refuse_personal_ids([*ids, ("key", key)])
+
+
+def _no_nul(value: object, field: str) -> None:
+    """Refuse what no backend keeps: a NUL character anywhere in ``value`` (PostgreSQL keeps none in text or JSON,
+    so the shared store would fail where the embedded one stored it), an integer past 64 bits (neither store's JSON
+    holds one)."""
+    unkept = _unkept(value)
+    if unkept is not None:
+        message = f"holds {unkept}, which the store cannot keep"
+        raise StoreRequestInvalid(f"{field} {message}.", fields={field: message})
+
+
+def _unkept(value: object) -> str | None:
+    if isinstance(value, str):
+        return "a NUL character" if "\x00" in value else None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return None if _INT64_MIN <= value <= _INT64_MAX else "an integer past 64 bits"
+    items: list[object] = []
+    if isinstance(value, dict):
+        items = [part for pair in value.items() for part in pair]
+    elif isinstance(value, list):
+        items = value
+    return next((found for item in items if (found := _unkept(item)) is not None), None)
+
+
+def _item(item: Item, shape: type[Shown], **extra: Any) -> Shown:
+    return shape(
+        namespace=list(item.namespace),
+        key=item.key,
+        value=item.value,
+        created_at=_timestamp(item.created_at),
+        updated_at=_timestamp(item.updated_at),
+        **extra,
+    )
+
+
+def _timestamp(at: datetime) -> str:
+    """ISO 8601 with its offset: SQLite's store keeps UTC without one."""
+    return (at if at.tzinfo is not None else at.replace(tzinfo=UTC)).isoformat()
