@@ -3,6 +3,11 @@
 Field names and shapes follow langgraph-sdk's own types (``langgraph_sdk.schema``), so the official clients
 work unchanged. Requests accept unknown fields (newer SDKs send more than this service reads); docs/agent-
 protocol.md says, endpoint by endpoint, what is served and where the service deliberately differs.
+
+A field whose SDK type admits more than is served (``multitask_strategy``, ``stream_mode``, ``command.update``,
+``interrupt_before``, ...) is decoded loosely and its schema says what is served: ``api.agent_protocol.requests``
+refuses the rest with a 422 ``run_request_invalid`` that says what to send instead, and tests/contracts/
+test_run_requests.py holds the schema and the server to the same set.
 """
 
 from __future__ import annotations
@@ -11,15 +16,27 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from contracts.graph_events import GRAPH_STREAM_MODES
 from contracts.ids import ID_PATTERN
+from contracts.requests import WHITESPACE, ApprovalDecision
+from contracts.strict import StrictBool
 
 __all__ = (
+    "RESERVED_OPTION_KEY_PATTERN",
+    "RUN_STREAM_MODES",
+    "SERVED_MULTITASK_STRATEGIES",
     "Assistant",
     "AssistantSearch",
     "GraphSchema",
     "RunCommand",
+    "RunConfig",
     "RunCreate",
+    "RunOptions",
     "RunStatusName",
+    "SupportChatMessage",
+    "SupportDecisionValue",
+    "SupportMessageInput",
+    "SupportMessagesInput",
     "ThreadCheckpoint",
     "ThreadCreate",
     "ThreadHistoryRequest",
@@ -37,18 +54,63 @@ __all__ = (
 RunStatusName = Literal["pending", "running", "error", "success", "timeout", "interrupted"]
 """A run's status as the Agent Server names it: ``interrupted`` for a run waiting at an interrupt or cancelled."""
 ThreadStatus = Literal["idle", "busy", "interrupted", "error"]
+RUN_STREAM_MODES: tuple[str, ...] = (*GRAPH_STREAM_MODES, "messages-tuple")
+"""The stream modes a run may ask for: LangGraph's, and the SDKs' ``messages-tuple`` (streamed as ``messages``)."""
+SERVED_MULTITASK_STRATEGIES = ("reject", "interrupt")
+"""What a run does when its thread is busy, as served: ``enqueue`` and ``rollback`` are not (422)."""
+RESERVED_OPTION_KEY_PATTERN = r"^(?!(?:thread_id|run_id|graph_id|assistant_id)(?![\s\S])|__|checkpoint_|langgraph_)"
+r"""A key a client may give in a run's ``configurable``, ``metadata`` or ``context``: not one LangGraph or the service
+reads itself (``api.runs.run_options.reserved_key``). ``(?![\s\S])`` ends the string in both Python and ECMA-262
+regexes (``$`` would also match before a final newline in Python)."""
+_MODE = {"type": "string", "enum": list(RUN_STREAM_MODES)}
 StreamModes = Annotated[
-    str | list[str],
+    Any,
     msgspec.Meta(
         description=(
             "`values`, `updates`, `messages-tuple` (sent as `messages`), `messages`, `custom`, `debug`, `tasks`, "
             "`checkpoints`, `events` (LangChain's callback events); one or a list. Default `values`."
-        )
+        ),
+        extra_json_schema={"anyOf": [_MODE, {"type": "array", "items": _MODE}]},
     ),
 ]
 Limit = Annotated[int, msgspec.Meta(ge=1, le=1000)]
 Offset = Annotated[int, msgspec.Meta(ge=0)]
 JsonObject = dict[str, Any]
+_CLIENT_KEYS = {"additionalProperties": True, "propertyNames": {"pattern": RESERVED_OPTION_KEY_PATTERN}}
+_OPTIONS = {"type": "object", **_CLIENT_KEYS}
+RunOptions = Annotated[
+    JsonObject,
+    msgspec.Meta(
+        description=(
+            "Free keys, but none LangGraph or the service reads itself: `thread_id`, `run_id`, `graph_id`, "
+            "`assistant_id`, and keys starting with `__`, `checkpoint_` or `langgraph_` are refused (422)."
+        ),
+        extra_json_schema=_CLIENT_KEYS,
+    ),
+]
+"""A run's ``context``, ``metadata``, or its config's ``configurable``/``metadata``: what a client may tune."""
+_POSITIVE = {"type": "integer", "minimum": 1}
+RunConfig = Annotated[
+    JsonObject,
+    msgspec.Meta(
+        description=(
+            "LangChain's `RunnableConfig`, the keys a client may set: `configurable`, `metadata`, `tags`, "
+            "`recursion_limit`, `run_name`, `max_concurrency` (`callbacks` and `run_id` are the service's)."
+        ),
+        extra_json_schema={
+            "properties": {
+                "configurable": {"anyOf": [_OPTIONS, {"type": "null"}]},
+                "metadata": {"anyOf": [_OPTIONS, {"type": "null"}]},
+                "tags": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]},
+                "recursion_limit": {"anyOf": [_POSITIVE, {"type": "null"}]},
+                "run_name": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "max_concurrency": {"anyOf": [_POSITIVE, {"type": "null"}]},
+            },
+            "additionalProperties": False,
+        },
+    ),
+]
+"""A run's ``config`` (``api.runs.run_options.screen_run_options`` refuses the rest with a 422 naming the key)."""
 
 
 class Assistant(msgspec.Struct, kw_only=True):
@@ -174,31 +236,128 @@ class ThreadHistoryRequest(msgspec.Struct, kw_only=True):
     checkpoint: JsonObject | None = None
 
 
-class RunCommand(msgspec.Struct, kw_only=True):
-    """``Command(resume=..., update=..., goto=...)`` for the graph."""
+_NOT_SERVED = {"type": "null"}
 
-    resume: Any = None
-    update: Any = None
-    goto: Any = None
+
+class RunCommand(msgspec.Struct, kw_only=True):
+    """`Command(resume=...)` for the graph: the answer to the interrupt the thread's run waits at.
+
+    LangGraph's `Command` also has `update` and `goto`; they are not served (a run's state changes through its
+    nodes), so the schema admits them only as `null`, and any other value is refused (422)."""
+
+    resume: Annotated[
+        Any,
+        msgspec.Meta(
+            description=(
+                "The value the waiting `interrupt()` returns (null: no resume). The support agent takes "
+                '`{"decision": "approve" | "reject", "comment": "..."}`.'
+            )
+        ),
+    ] = None
+    update: Annotated[Any, msgspec.Meta(description="Not served: null or absent.", extra_json_schema=_NOT_SERVED)] = (
+        None
+    )
+    goto: Annotated[Any, msgspec.Meta(description="Not served: null or absent.", extra_json_schema=_NOT_SERVED)] = None
+
+
+_NONE_SERVED = {"anyOf": [{"type": "array", "items": {"type": "string"}, "maxItems": 0}, {"type": "null"}]}
+NoInterruptsAt = Annotated[
+    Any,
+    msgspec.Meta(
+        description=(
+            "Not served: a graph pauses where its nodes call `interrupt()`. Accepted empty (`[]`) or null, as a "
+            "client may send it; nodes (or `*`) are refused (422)."
+        ),
+        extra_json_schema=_NONE_SERVED,
+    ),
+]
 
 
 class RunCreate(msgspec.Struct, kw_only=True):
-    """A run of an assistant on a thread (or on a thread of its own, for the stateless routes)."""
+    """A run of an assistant on a thread (or on a thread of its own, for the stateless routes).
+
+    A run takes `input` (a new run) or `command.resume` (the answer to the interrupt the thread's run waits at), not
+    both. The support agent takes a `SupportMessageInput` or a `SupportMessagesInput` as input, and a
+    `SupportDecisionValue` as resume; any other graph takes its own input."""
 
     assistant_id: Annotated[str, msgspec.Meta(description="An assistant id, or the id of a registered graph.")]
-    input: Any = None
+    input: Annotated[
+        Any,
+        msgspec.Meta(
+            description=(
+                "The graph's input (null with `command.resume`). The support agent takes a message: "
+                '`{"message": "..."}`, or `{"messages": [...]}` whose newest user message is the turn.'
+            )
+        ),
+    ] = None
     command: RunCommand | None = None
     stream_mode: StreamModes = "values"
-    stream_subgraphs: bool = False
-    stream_resumable: bool = False
+    stream_subgraphs: StrictBool = False
+    stream_resumable: StrictBool = False
     on_disconnect: Literal["cancel", "continue"] | None = None
-    multitask_strategy: Literal["reject", "interrupt", "rollback", "enqueue"] = "reject"
+    multitask_strategy: Annotated[
+        Any,
+        msgspec.Meta(
+            description=(
+                "When the thread is busy: `reject` (409) or `interrupt` (the busy run ends first). `enqueue` and "
+                "`rollback` are not served (422)."
+            ),
+            extra_json_schema={"type": "string", "enum": list(SERVED_MULTITASK_STRATEGIES)},
+        ),
+    ] = "reject"
     if_not_exists: Literal["reject", "create"] = "reject"
-    config: JsonObject | None = None
-    context: JsonObject | None = None
-    metadata: JsonObject | None = None
-    interrupt_before: Literal["*"] | list[str] | None = None
-    interrupt_after: Literal["*"] | list[str] | None = None
+    config: RunConfig | None = None
+    context: RunOptions | None = None
+    metadata: RunOptions | None = None
+    interrupt_before: NoInterruptsAt = None
+    interrupt_after: NoInterruptsAt = None
+
+
+_INK = f"[^{WHITESPACE}]"
+
+
+class SupportMessageInput(msgspec.Struct, kw_only=True):
+    """The support agent's input as one message (other keys are ignored)."""
+
+    message: Annotated[str, msgspec.Meta(pattern=_INK, description="The user's message: not blank.")]
+
+
+class SupportChatMessage(msgspec.Struct, kw_only=True):
+    """One message of `SupportMessagesInput` (a LangChain message as a dict; its other keys are ignored)."""
+
+    role: str | None = None
+    type: str | None = None
+    content: Any = None
+
+
+class SupportMessagesInput(msgspec.Struct, kw_only=True):
+    """The support agent's input as a conversation, LangChain's way: its newest user message with text is the turn
+    (the history is the thread's, not the client's)."""
+
+    messages: Annotated[
+        list[SupportChatMessage],
+        msgspec.Meta(
+            description="At least one user (`role: user` or `type: human`) message whose `content` is text.",
+            extra_json_schema={
+                "contains": {
+                    "type": "object",
+                    "required": ["content"],
+                    "properties": {"content": {"type": "string", "pattern": _INK}},
+                    "anyOf": [
+                        {"required": ["role"], "properties": {"role": {"enum": ["user", "human"]}}},
+                        {"required": ["type"], "properties": {"type": {"enum": ["user", "human"]}}},
+                    ],
+                }
+            },
+        ),
+    ]
+
+
+class SupportDecisionValue(msgspec.Struct, kw_only=True):
+    """What resumes the support agent: the decision on the action it waits to have approved."""
+
+    decision: ApprovalDecision
+    comment: str | None = None
 
 
 class ThreadRun(msgspec.Struct, kw_only=True):

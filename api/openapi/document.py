@@ -30,6 +30,7 @@ from litestar.openapi.spec.enums import OpenAPIType
 
 from api.event_stream_schema import event_stream_schema
 from api.negotiation import EVENT_STREAM
+from api.openapi.agent_protocol_runs import BUILT_IN_ASSISTANTS, describe_run_create
 from api.openapi.agent_protocol_stream import agent_protocol_stream_schemas
 from api.openapi.agui_schemas import agui_schemas
 from api.openapi_examples import (
@@ -60,6 +61,9 @@ from contracts.agent_protocol import (
     AssistantSearch,
     GraphSchema,
     RunCreate,
+    SupportDecisionValue,
+    SupportMessageInput,
+    SupportMessagesInput,
     ThreadCreate,
     ThreadHistoryRequest,
     ThreadRun,
@@ -69,10 +73,24 @@ from contracts.agent_protocol import (
     ThreadStateUpdated,
     ThreadSummary,
 )
+from contracts.agui import AgUiGraphRunInput
 from contracts.ai_sdk import AiSdkChatRequest
+from contracts.store import (
+    StoreDelete,
+    StoreItem,
+    StoreNamespaces,
+    StoreNamespacesRequest,
+    StorePut,
+    StoreSearch,
+    StoreSearchResult,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from litestar import Litestar, Request
+
+    from api.openapi.agent_protocol_runs import ServedAssistant
 
 __all__ = (
     "ENDED_STREAM_RESPONSE",
@@ -137,6 +155,9 @@ _CONTRACT_TYPES: tuple[Any, ...] = (
     AssistantSearch,
     GraphSchema,
     RunCreate,
+    SupportDecisionValue,
+    SupportMessageInput,
+    SupportMessagesInput,
     ThreadCreate,
     ThreadHistoryRequest,
     ThreadRun,
@@ -145,7 +166,26 @@ _CONTRACT_TYPES: tuple[Any, ...] = (
     ThreadStateUpdate,
     ThreadStateUpdated,
     ThreadSummary,
+    AgUiGraphRunInput,
+    StoreDelete,
+    StoreItem,
+    StoreNamespaces,
+    StoreNamespacesRequest,
+    StorePut,
+    StoreSearch,
+    StoreSearchResult,
 )
+_NOT_SERVED_VALUES = {("cancelThreadRun", "action"): "rollback"}
+"""Query values a route's type admits but the route refuses (422): the document lists only the served ones."""
+_MORE_ANSWERS = {
+    "cancelThreadRun": {
+        "200": {
+            "description": "With `wait`: the run's result once it has ended, as `GET .../join` answers it.",
+            "content": {"application/json": {"schema": {}}},
+        }
+    }
+}
+"""Answers a route gives besides the status it declares (a cancel answers 202, or 200 with the result it waited for)."""
 _FOREIGN_ORIGIN = (
     "a browser page of another origin sent it; only the service's own pages and the origins listed in "
     "HARNESS_CORS_ORIGINS may change anything"
@@ -179,7 +219,7 @@ _PROBLEMS = {
     502: "The model provider failed mid-answer",
     503: "The model provider or a store is unavailable, or the service is shutting down",
 }
-PUBLIC_OPERATIONS = frozenset({"healthz"})
+PUBLIC_OPERATIONS = frozenset({"healthz", "a2aDefaultAgentCard", "a2aAgentCard"})
 """Operations anyone may call when identity is on (besides the SPA's pages and this document)."""
 BEARER_SCHEME = {
     "type": "http",
@@ -311,8 +351,9 @@ def _id_header(description: str) -> OpenAPIHeader:
     )
 
 
-def contract_schemas() -> dict[str, Any]:
-    """Component schemas of every contract Struct, as msgspec generates (and validates) them."""
+def contract_schemas(served: Iterable[ServedAssistant] = BUILT_IN_ASSISTANTS) -> dict[str, Any]:
+    """Component schemas of every contract Struct, as msgspec generates (and validates) them, ``RunCreate`` narrowed
+    to the ``served`` assistants."""
     (*_, envelope), components = msgspec.json.schema_components((*_CONTRACT_TYPES, Envelope), ref_template=_REF)
     components["Envelope"] = {
         "title": "Envelope",
@@ -339,18 +380,26 @@ def contract_schemas() -> dict[str, Any]:
     components["EventStream"] = event_stream_schema(
         "EventStream", _REF.format(name="ServerSentEvent"), "A run's events as Server-Sent Events."
     )
+    describe_run_create(components, served, _REF)
     return {**components, **agui_schemas(_REF), **agent_protocol_stream_schemas(_REF)}
 
 
-def finalize(document: dict[str, Any], *, identity: bool) -> dict[str, Any]:
-    """Litestar's document with the contract's schemas, without the 400 this API never answers, and, when
-    ``identity`` is on, the bearer scheme required by every operation but the public ones."""
+def finalize(
+    document: dict[str, Any], *, identity: bool, served: Iterable[ServedAssistant] = BUILT_IN_ASSISTANTS
+) -> dict[str, Any]:
+    """Litestar's document with the contract's schemas (runs of the ``served`` assistants), without the 400 this API
+    never answers, parameters as the server reads them, and, when ``identity`` is on, the bearer scheme required by
+    every operation but the public ones."""
     for path_item in document.get("paths", {}).values():
         for method, operation in path_item.items():
             for parameter in operation.get("parameters", []):
-                parameter["schema"] = _never_null(parameter["schema"])
+                parameter["schema"] = _served_values(operation["operationId"], parameter)
+                if parameter["in"] == "path" and parameter["name"] == "thread_id":
+                    # a thread id has a session id's shape: one of another is refused (422) where a run creates it
+                    parameter["schema"] = {**parameter["schema"], "pattern": ID_PATTERN}
             responses = operation.get("responses", {})
             responses.pop("400", None)
+            responses.update(_MORE_ANSWERS.get(operation["operationId"], {}))
             _add_request_check_problems(method, operation)
             if "429" in responses:
                 responses["429"]["headers"] = {"Retry-After": _header("Seconds to wait before retrying.", "integer")}
@@ -359,7 +408,7 @@ def finalize(document: dict[str, Any], *, identity: bool) -> dict[str, Any]:
             if identity:
                 operation["security"] = [] if operation["operationId"] in PUBLIC_OPERATIONS else [{"bearer": []}]
     components = document.setdefault("components", {})
-    components["schemas"] = contract_schemas()
+    components["schemas"] = contract_schemas(served)
     if identity:
         components["securitySchemes"] = {"bearer": BEARER_SCHEME}
     return document
@@ -407,11 +456,26 @@ def _never_null(schema: dict[str, Any]) -> dict[str, Any]:
     return {**kept[0], **rest} if len(kept) == 1 else {**rest, "oneOf": kept}
 
 
+def _served_values(operation_id: str, parameter: dict[str, Any]) -> dict[str, Any]:
+    """A parameter's schema without ``null`` and without the values its route refuses (``_NOT_SERVED_VALUES``)."""
+    schema = _never_null(parameter["schema"])
+    refused = _NOT_SERVED_VALUES.get((operation_id, parameter["name"]))
+    if refused is None or refused not in schema.get("enum", ()):
+        return schema
+    served = [choice for choice in schema["enum"] if choice != refused]
+    description = f"{', '.join(f'`{choice}`' for choice in served)} (`{refused}` is not served)."
+    parameter["description"] = description
+    return {**schema, "enum": served, "description": description}
+
+
 def openapi_document(app: Litestar) -> dict[str, Any]:
-    """The document ``/schema/openapi.json`` serves and ``harness docs`` writes to docs/openapi.json."""
+    """The document ``/schema/openapi.json`` serves and ``harness docs`` writes to docs/openapi.json: the runs it
+    describes are those of the graphs the app serves (the built-in support agent before it has started)."""
     cached: dict[str, Any] | None = app.state.get("openapi_document")
     if cached is None:
-        cached = finalize(app.openapi_schema.to_schema(), identity=bool(app.state.get("identity")))
+        runs = app.state.get("runs")
+        served = BUILT_IN_ASSISTANTS if runs is None else [(each.graph_id, each.assistant_id) for each in runs.graphs]
+        cached = finalize(app.openapi_schema.to_schema(), identity=bool(app.state.get("identity")), served=served)
         app.state["openapi_document"] = cached
     return cached
 

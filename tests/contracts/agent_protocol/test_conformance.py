@@ -48,6 +48,11 @@ IMPLEMENTED: frozenset[Operation] = frozenset(
         ("POST", "/runs/stream"),
         ("POST", "/runs/wait"),
         ("GET", "/runs/{}/stream"),
+        ("PUT", "/store/items"),
+        ("GET", "/store/items"),
+        ("DELETE", "/store/items"),
+        ("POST", "/store/items/search"),
+        ("POST", "/store/namespaces"),
     }
 )
 """The published operations served at their method and path by a route of the tag ``agent-protocol``."""

@@ -88,6 +88,8 @@ def test_the_python_client_openapi_python_client_generates(tmp_path: Path, servi
         "knowledge",
         "health",
         "agent_protocol",
+        "a2a",
+        "mcp",
     }, "one module per tag"
 
     driven = subprocess.run(
