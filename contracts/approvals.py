@@ -39,6 +39,16 @@ class ApprovalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
             description="A registered graph's interrupt: the assistant its run was started with. Left out else."
         ),
     ] = None
+    interrupt_id: Annotated[
+        str | None,
+        msgspec.Meta(
+            description=(
+                "A registered graph's interrupt: LangGraph's id of the interrupt this approval answers. A run may wait "
+                "at several at once, each listed on its own; answer one alone with `command.resume: "
+                '{"<interrupt_id>": {"decision": ...}}` (the others go on waiting). Left out else.'
+            )
+        ),
+    ] = None
 
 
 class PendingApprovals(msgspec.Struct, kw_only=True):

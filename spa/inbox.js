@@ -25,12 +25,14 @@ export function isGraphApproval(approval) {
 
 /**
  * Send a decision taken from the inbox, the way its run takes it: a registered graph's interrupt as the next run
- * of its thread carrying `command.resume` (`POST /threads/{session_id}/runs`, which continues the same run),
+ * of its thread carrying `command.resume` (`POST /threads/{session_id}/runs`, which continues the same run), keyed
+ * by the interrupt's id when the approval names one (a run may wait at several: this answers that one alone);
  * every other approval with `POST /chat/resume` without a session (an approver's way). Answers `{ok, status, body}`.
  */
 export function sendDecision(api, approval, decision, comment = '') {
   if (isGraphApproval(approval)) {
-    const resume = comment ? { decision, comment } : { decision };
+    const value = comment ? { decision, comment } : { decision };
+    const resume = isNonEmpty(approval.interrupt_id) ? { [approval.interrupt_id]: value } : value;
     const assistantId = isNonEmpty(approval.assistant_id) ? approval.assistant_id : approval.graph_id;
     return api.startRun(approval.session_id, { assistant_id: assistantId, command: { resume } });
   }

@@ -33,6 +33,7 @@ from agent.graphs.run_hooks import (
     RunContext,
     RunHooks,
     Settlement,
+    approval_for,
     approval_of,
 )
 from agent.graphs.schemas import GraphSchemas, graph_schemas
@@ -65,6 +66,7 @@ __all__ = (
     "RunHooks",
     "Settlement",
     "apply_graphs_config",
+    "approval_for",
     "approval_of",
     "assistant_id_of",
     "describe_error",

@@ -24,7 +24,17 @@ if TYPE_CHECKING:
 
     from agent.graphs.streaming import GraphOutcome
 
-__all__ = ("GRAPH_RUNS", "Finish", "GraphRuns", "Pause", "RunContext", "RunHooks", "Settlement", "approval_of")
+__all__ = (
+    "GRAPH_RUNS",
+    "Finish",
+    "GraphRuns",
+    "Pause",
+    "RunContext",
+    "RunHooks",
+    "Settlement",
+    "approval_for",
+    "approval_of",
+)
 
 _SUMMARY_CHARS = 200
 _ANY_INTERRUPT = "interrupt"
@@ -103,16 +113,20 @@ GRAPH_RUNS = GraphRuns()
 
 
 def approval_of(interrupts: list[InterruptInfo]) -> PendingApproval:
-    """The approval a person is shown for the first of ``interrupts`` (a resume answers them in order): a graph
-    that asks for approval passes ``interrupt()`` a value naming ``action`` and ``summary`` (and, the support
-    agent, its ``approval_id``); any other value is shown as its JSON text, and its action as ``interrupt``."""
-    first = interrupts[0]
-    value = first.value if isinstance(first.value, dict) else {}
+    """The approval a person is shown for the first of ``interrupts`` (a resume answers them in order)."""
+    return approval_for(interrupts[0])
+
+
+def approval_for(interrupt: InterruptInfo) -> PendingApproval:
+    """The approval a person is shown for ``interrupt``: a graph that asks for approval passes ``interrupt()`` a
+    value naming ``action`` and ``summary`` (and, the support agent, its ``approval_id``); any other value is shown
+    as its JSON text, and its action as ``interrupt``."""
+    value = interrupt.value if isinstance(interrupt.value, dict) else {}
     action, summary, approval_id = value.get("action"), value.get("summary"), value.get("approval_id")
     return PendingApproval(
-        approval_id=approval_id if isinstance(approval_id, str) and approval_id else first.id,
+        approval_id=approval_id if isinstance(approval_id, str) and approval_id else interrupt.id,
         action=action if isinstance(action, str) and action else _ANY_INTERRUPT,
-        summary=summary if isinstance(summary, str) and summary else _as_text(first.value),
+        summary=summary if isinstance(summary, str) and summary else _as_text(interrupt.value),
     )
 
 

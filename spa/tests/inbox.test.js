@@ -150,6 +150,18 @@ describe('the approvals inbox', () => {
     ]);
   });
 
+  test('an interrupt of a run that waits at several is answered alone, by its id', async () => {
+    const api = recordingApi();
+    await sendDecision(api, { ...GRAPH_REFUND, interrupt_id: 'int_2' }, 'reject', 'no');
+    assert.deepEqual(api.calls, [
+      [
+        'startRun',
+        's_thread',
+        { assistant_id: 'asst_react', command: { resume: { int_2: { decision: 'reject', comment: 'no' } } } },
+      ],
+    ]);
+  });
+
   test("the support agent's approvals are decided with POST /chat/resume, as before", async () => {
     const api = recordingApi();
     const answer = await sendDecision(api, REFUND, 'approve');

@@ -121,3 +121,19 @@ async def test_a_message_with_a_number_written_any_way_enters_as_a_placeholder(
 
     assert turn["message"]["text"] == f"[message refused: {reason}]"
     assert turn["message"]["screen"]["reason"] == reason
+
+
+@pytest.mark.parametrize(
+    "graph_input",
+    [
+        {"messages": [{"role": ["user"], "content": "How do I reset my password?"}]},
+        {"messages": [{"type": {"human": 1}, "content": "How do I reset my password?"}]},
+    ],
+)
+def test_a_message_whose_role_is_no_name_carries_no_turn(graph_input: dict[str, object]) -> None:
+    assert intake.support_message(graph_input) is None
+
+
+@pytest.mark.parametrize("decision", [["approve"], {"approve": True}, 1])
+def test_a_decision_that_is_no_name_is_no_decision(decision: object) -> None:
+    assert intake.support_decision({"decision": decision}) is None

@@ -384,3 +384,51 @@ async def test_a_jwts_stream_closes_once_its_exp_passes(serve: Callable[..., Liv
     assert terminal(after) == []
     assert (reconnect.status_code, problem(reconnect)["code"]) == (401, "token_expired")
     assert still_readable.json()["status"] == "waiting", "the run itself goes on"
+
+
+async def test_a_json_wait_on_a_run_ends_when_its_token_is_revoked_and_the_run_goes_on(
+    serve: Callable[..., LiveServer], settings: Settings, tmp_path: Path
+) -> None:
+    """A JSON ``/chat`` and a ``/runs/wait`` are held as streams are: revoking the token ends each, the run goes on."""
+    tokens = write_tokens(tmp_path / "tokens.json", "alice", "carol")
+    slow = msgspec.structs.replace(
+        settings, agent=msgspec.structs.replace(settings.agent, stub=StubConfig(token_delay_ms=1000))
+    )
+    service = serve(with_auth(slow, tokens_file=tokens))
+    async with httpx.AsyncClient(base_url=service.url, timeout=CLOSE_WITHIN_S + 30) as client:
+        created = await client.post("/threads", json={"thread_id": "t_json_wait"}, headers=bearer(ALICE))
+        assert created.status_code == 200, created.text
+        wait = {"assistant_id": "support", "input": PASSWORD}
+        turn = asyncio.ensure_future(
+            client.post("/chat", json=PASSWORD | {"session_id": "s_json_wait"}, headers=bearer(ALICE))
+        )
+        waited = asyncio.ensure_future(client.post("/threads/t_json_wait/runs/wait", json=wait, headers=bearer(ALICE)))
+        threads = ("s_json_wait", "t_json_wait")
+        deadline = time.monotonic() + CLOSE_WITHIN_S
+        while await statuses(client, threads) != ["running", "running"]:  # a token a second: long after the revocation
+            assert time.monotonic() < deadline, "the two runs did not start"
+            await asyncio.sleep(0.1)
+
+        write_tokens(tokens, "carol")
+        answered, cut = await asyncio.wait_for(asyncio.gather(turn, waited), CLOSE_WITHIN_S)
+        write_tokens(tokens, "alice", "carol")
+        deadline = time.monotonic() + CLOSE_WITHIN_S
+        while (await client.get("/threads/t_json_wait/runs", headers=bearer(ALICE))).status_code == 401:
+            assert time.monotonic() < deadline, "the token was not taken back"
+            await asyncio.sleep(0.2)
+        running = await statuses(client, threads)
+
+    assert (answered.status_code, problem(answered)["code"]) == (401, "token_unknown")
+    assert cut.status_code == 200
+    assert cut.text.strip() == "", "the wait ended with no result"
+    assert running == ["running", "running"], "both runs go on"
+
+
+async def statuses(client: httpx.AsyncClient, threads: tuple[str, ...]) -> list[str]:
+    """The status of each thread's newest run (``none`` while it has none), as alice reads them."""
+    found = []
+    for thread_id in threads:
+        response = await client.get(f"/threads/{thread_id}/runs", headers=bearer(ALICE))
+        runs = response.json() if response.status_code == 200 else []
+        found.append(runs[0]["status"] if runs else "none")
+    return found

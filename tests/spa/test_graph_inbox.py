@@ -83,6 +83,9 @@ def test_carol_approves_alices_graph_interrupt_from_the_inbox(page: Page, guarde
     assert SUMMARY in text
     assert "issue_refund · graph react_agent · asked by alice" in text
     shoot("27-graph-inbox")
+    (listed,) = call(guarded_graphs, "GET", "/approvals", CAROL)["approvals"]
+    interrupt_id = listed["interrupt_id"]
+    assert interrupt_id == listed["approval_id"]
 
     item.locator("[data-decision=approve]").click()
     item.wait_for(state="detached", timeout=TIMEOUT_MS)
@@ -92,7 +95,7 @@ def test_carol_approves_alices_graph_interrupt_from_the_inbox(page: Page, guarde
     [decided] = decisions
     assert decided.url == f"{guarded_graphs.url}/threads/{thread_id}/runs"
     body = decided.post_data_json
-    assert body["command"] == {"resume": {"decision": "approve"}}
+    assert body["command"] == {"resume": {interrupt_id: {"decision": "approve"}}}, "the interrupt answered by its id"
     assert body["assistant_id"] == run["assistant_id"]
     joined = call(guarded_graphs, "GET", f"/threads/{thread_id}/runs/{run['run_id']}/join", ALICE)
     assert "refund" in str(joined["messages"][-1]["content"]).lower()
