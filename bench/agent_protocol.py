@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
     from langgraph_sdk.client import LangGraphClient
 
-__all__ = ("CHAT", "PEERS", "run")
+__all__ = ("CHAT", "CHAT_NATIVE", "PEERS", "run", "targets")
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "bench" / "graph" / "langgraph.json"
@@ -61,8 +61,12 @@ PEERS_DIR = Path.home() / ".cache" / "agent-harness" / "peers"
 GRAPH = "firehose"
 PEERS = ("harness", "langgraph dev", "aegra")
 CHAT = "/chat"
+"""This service's own ``/chat`` on the same LangChain chat model as the graph's (``bench.models`` ``langchain``)."""
+CHAT_NATIVE = "/chat native"
+"""``/chat`` on the support agent's own firehose model, no LangChain in the way: what the service costs alone."""
 LABELS = {
-    CHAT: "this service's own `/chat` SSE (support agent, `firehose` model)",
+    CHAT: "this service's own `/chat` SSE (support agent, the same LangChain `FirehoseChatModel`)",
+    CHAT_NATIVE: "this service's own `/chat` SSE (support agent, its own `firehose` model, no LangChain)",
     "harness": "this service (`harness serve --config`)",
     "langgraph dev": "`langgraph dev` (langgraph-cli[inmem])",
     "aegra": "Aegra (aegra-api, PostgreSQL)",
@@ -273,13 +277,14 @@ def chat_turn(http: httpx.AsyncClient) -> httpx.Request:
     )
 
 
-async def measure_chat(tokens: int, turns: int, reconnect_tokens: int, reconnects: int) -> Figures:
-    """The same figures of ``/chat``: one server per answer length, since the firehose's is fixed per process."""
+async def measure_chat(tokens: int, turns: int, reconnect_tokens: int, reconnects: int, *, model: str) -> Figures:
+    """The same figures of ``/chat`` on ``model`` (``langchain`` or ``firehose``, ``bench.models``): one server per
+    answer length, since the model's is fixed per process."""
     figures = Figures()
     with ExitStack() as stack:
-        long = stack.enter_context(Server("harness", f"firehose:{tokens}", replay_window=tokens + 100))
-        short = stack.enter_context(Server("harness", "firehose:40"))
-        mid = stack.enter_context(Server("harness", f"firehose:{reconnect_tokens}"))
+        long = stack.enter_context(Server("harness", f"{model}:{tokens}", replay_window=tokens + 100))
+        short = stack.enter_context(Server("harness", f"{model}:40"))
+        mid = stack.enter_context(Server("harness", f"{model}:{reconnect_tokens}"))
         async with contextlib.AsyncExitStack() as clients:
             http = {
                 server.port: await clients.enter_async_context(
@@ -380,7 +385,8 @@ def run(
     with ExitStack() as stack:
         servers = {name: stack.enter_context(Peer(name)) for name in peers}
         figures = asyncio.run(measure(servers, tokens, turns, reconnect_tokens, reconnects))
-    figures[CHAT] = asyncio.run(measure_chat(tokens, turns, reconnect_tokens, reconnects))
+    figures[CHAT] = asyncio.run(measure_chat(tokens, turns, reconnect_tokens, reconnects, model="langchain"))
+    figures[CHAT_NATIVE] = asyncio.run(measure_chat(tokens, turns, reconnect_tokens, reconnects, model="firehose"))
     rows = [
         (
             LABELS[name],
@@ -411,12 +417,48 @@ def run(
         intro=(
             f"`messages-tuple` over `POST /threads/{{id}}/runs/stream` with `langgraph_sdk`; first token over {turns} "
             f"runs of 40 tokens; reconnect: `join_stream` with `last_event_id` at the middle of a {reconnect_tokens:,}"
-            f"-token run, {reconnects} times. The `/chat` row: the same figures of this service's own stream "
-            "(`token_delta` events; reconnect: `GET /runs/{id}/events` with `Last-Event-ID`), measured after."
+            f"-token run, {reconnects} times. The `/chat` rows: the same figures of this service's own stream "
+            "(`token_delta` events; reconnect: `GET /runs/{id}/events` with `Last-Event-ID`), measured after, on "
+            "the same LangChain chat model as the graph (the comparison of issue 35's targets) and on the support "
+            "agent's own firehose model (what the service costs with no chat model's machinery in the way)."
         ),
-        tables=[table(header, rows)],
+        tables=[table(header, rows), *_targets(figures)],
         notes=[_ratios(figures)],
     )
+
+
+def targets(figures: dict[str, Figures]) -> list[tuple[str, str, bool]]:
+    """Issue 35's targets, from this run: the Agent Protocol path against ``/chat`` on the same chat model."""
+    ours, chat = figures.get("harness"), figures.get(CHAT)
+    if ours is None or chat is None or not ours.first_token or not chat.first_token:
+        return []
+    rate = ours.rate / chat.rate
+    first = percentile(ours.first_token, 50) - percentile(chat.first_token, 50)
+    found = [
+        ("Agent Protocol `runs.stream` events/s >= 0.8x `/chat` (same chat model)", f"{rate:.2f}x", rate >= 0.8),
+        ("Agent Protocol first token p50 <= `/chat` + 2 ms", f"`/chat` {first:+.2f} ms", first <= 2.0),
+    ]
+    if ours.reconnects:
+        reconnect = percentile(ours.reconnects, 50)
+        found.append(
+            (
+                "Agent Protocol reconnect (`join_stream`, Last-Event-ID) p50 <= 5 ms",
+                f"{reconnect:.1f} ms",
+                reconnect <= 5,
+            )
+        )
+    return found
+
+
+def _targets(figures: dict[str, Figures]) -> list[str]:
+    met = targets(figures)
+    if not met:
+        return []
+    return [
+        table(
+            ("target (issue 35)", "measured", "met"), [(name, value, "yes" if ok else "no") for name, value, ok in met]
+        )
+    ]
 
 
 def _ratios(figures: dict[str, Figures]) -> str:

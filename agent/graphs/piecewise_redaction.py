@@ -38,6 +38,7 @@ from typing import Any
 
 from agent.guardrails import redact
 from agent.guardrails.number_fold import MARK, fold_numbers
+from agent.guardrails.pasted_secrets import may_hold_a_secret
 
 __all__ = ("PiecewiseRedactor",)
 
@@ -133,6 +134,8 @@ class PiecewiseRedactor:
         if end <= start:
             return ""
         window = _back(folded, start, _LOOKBACK)
+        if _DIGIT.search(folded, window, end) is None and not may_hold_a_secret(text[window:end]):
+            return text[start:end]  # nothing in the window may be masked (a model's usual words)
         before = redact(text[window:start])
         after = redact(text[window:end])
         if after.startswith(before):

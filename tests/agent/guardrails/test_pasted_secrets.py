@@ -45,3 +45,34 @@ def test_redaction_masks_keys_and_the_value_of_a_given_password() -> None:
         "use [REDACTED KEY], my password is [REDACTED] ok"
     )
     assert redact_secrets("my password is incorrect") == "my password is incorrect"
+
+
+def test_a_password_spelled_with_letters_that_read_as_ascii_ones_is_found() -> None:
+    # Matched case-blind, the pattern reads the long s (U+017F) as an s: a lower-case look for "pass" does not
+    assert find_pasted_secret("my paſſword is Tr0ub4dor&3") == "password"
+    assert redact_secrets("my PAſSWORD is Tr0ub4dor&3") == "my PAſSWORD is [REDACTED]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB and gho_1234567890abcdefghijklmnopqrstuvwxyzAB",
+        "-----BEGIN RSA PRIVATE KEY----- MIIE",
+        "pwd=Winter2024!! and PASSCODE: x9y8z7w6",
+        "my paſſword is Tr0ub4dor&3",
+        "through the right night",
+        " token",
+    ],
+)
+def test_redaction_searches_only_texts_that_can_hold_a_secret_and_misses_none(text: str) -> None:
+    from agent.guardrails import pasted_secrets
+
+    every_pattern = pasted_secrets._PASSWORD_GIVEN.sub(
+        lambda m: (
+            m.group().replace(m["value"], "[REDACTED]")
+            if pasted_secrets._looks_like_a_password(m["value"])
+            else m.group()
+        ),
+        pasted_secrets._PRIVATE_KEY.sub("[REDACTED KEY]", pasted_secrets.KEY_PATTERN.sub("[REDACTED KEY]", text)),
+    )
+    assert redact_secrets(text) == every_pattern
