@@ -19,7 +19,7 @@ from agent.clock import (
 from agent.config import AgentConfig, ConfigError, StubConfig, read_float, read_optional_int, redact_url
 from agent.erasure import deleted_account
 from agent.errors import AgentError
-from agent.graph import NODE_LABELS, build_graph
+from agent.graph import NODE_LABELS, NODE_ROLES, build_graph
 from agent.graph_tracing import for_every_task
 from agent.intake import admit, carries_personal_data, message_text, support_decision, support_message
 from agent.log_privacy import configured_secrets, install_log_redaction
@@ -32,6 +32,7 @@ from agent.turns import TURN_DURABILITY, resume_turn, run_turn, thread_config
 
 __all__ = (
     "NODE_LABELS",
+    "NODE_ROLES",
     "TURN_DURABILITY",
     "Agent",
     "AgentConfig",

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     AgentGraph: TypeAlias = CompiledStateGraph[AgentState, None, AgentState, AgentState]
 
-__all__ = ("NODE_LABELS", "build_graph")
+__all__ = ("NODE_LABELS", "NODE_ROLES", "build_graph")
 
 NODE_LABELS = {
     "guardrail_pre": "Input guardrail",
@@ -34,6 +34,10 @@ NODE_LABELS = {
     "execute_action": "Execute action",
     "guardrail_post": "Output guardrail",
 }
+
+NODE_ROLES = {"human_approval": "approval", "execute_action": "action"}
+"""What a chat UI reads from these nodes (``role`` metadata, ``api.projection``): whether a person approved, and
+what the approved action came to."""
 
 
 def after_guardrail_pre(state: AgentState) -> str:
@@ -52,7 +56,8 @@ def after_human_approval(state: AgentState) -> Literal["execute_action", "guardr
 def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[str] | None = None) -> AgentGraph:
     builder = StateGraph(AgentState)
     for name, label in NODE_LABELS.items():
-        builder.add_node(name, instrumented(name, getattr(nodes, name), deps), metadata={"label": label})
+        metadata = {"label": label, **({"role": NODE_ROLES[name]} if name in NODE_ROLES else {})}
+        builder.add_node(name, instrumented(name, getattr(nodes, name), deps), metadata=metadata)
     builder.add_edge(START, "guardrail_pre")
     builder.add_conditional_edges(
         "guardrail_pre", after_guardrail_pre, {"retrieve_context": "retrieve_context", END: END}

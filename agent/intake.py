@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.messages import BaseMessage
 from langgraph.types import Command
 
 from agent.guardrails import check_input, redact
@@ -49,8 +50,12 @@ def support_message(graph_input: Any) -> str | None:
     message = graph_input.get("message")
     if isinstance(message, str) and message.strip():
         return message
-    for entry in reversed(graph_input.get("messages") or []):
-        if isinstance(entry, dict) and (entry.get("role") in _USER_ROLES or entry.get("type") in _USER_ROLES):
+    for message in reversed(graph_input.get("messages") or []):
+        # a chat protocol's conversation comes as LangChain messages
+        entry = {"type": message.type, "content": message.content} if isinstance(message, BaseMessage) else message
+        if isinstance(entry, dict) and (
+            _is_one_of(entry.get("role"), _USER_ROLES) or _is_one_of(entry.get("type"), _USER_ROLES)
+        ):
             content = entry.get("content")
             if isinstance(content, str) and content.strip():
                 return content
@@ -60,7 +65,7 @@ def support_message(graph_input: Any) -> str | None:
 def support_decision(value: Any) -> tuple[str, str | None] | None:
     """The decision and comment of a value resuming the support agent's graph (``{"decision": "approve" |
     "reject", "comment": ...}``); None when it is not one (no such decision, or a comment that is not text)."""
-    if not isinstance(value, dict) or value.get("decision") not in _DECISIONS:
+    if not isinstance(value, dict) or not _is_one_of(value.get("decision"), _DECISIONS):
         return None
     comment = value.get("comment")
     if comment is not None and not isinstance(comment, str):
@@ -135,3 +140,8 @@ def message_text(state: AgentState) -> str:
     """The turn's message as the graph holds it (a state checkpointed before ``MessageState`` held a string)."""
     message: Any = state["message"]
     return redact(message) if isinstance(message, str) else str(message["text"])
+
+
+def _is_one_of(value: Any, names: frozenset[str]) -> bool:
+    """Whether ``value`` is one of ``names``: a client's JSON may put a list (unhashable) where a name goes."""
+    return isinstance(value, str) and value in names

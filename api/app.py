@@ -14,7 +14,9 @@ from litestar.middleware.rate_limit import RateLimitConfig, get_remote_address
 from litestar.openapi import OpenAPIConfig
 
 from agent import RandomIds, SystemClock, for_every_task, open_agent
+from agent.graphs import GraphRegistry
 from agent.knowledge import KnowledgeIndex
+from agent.stores import GraphStore
 from api.auth import ANONYMOUS, Principal
 from api.auth.identity import Identity
 from api.exception_handlers import EXCEPTION_HANDLERS
@@ -22,16 +24,25 @@ from api.graph_registry import open_graphs
 from api.metrics import Metrics, metrics_route
 from api.openapi import TAGS, ContractJsonPlugin
 from api.request_checks import body_checks, cors_response_headers, site_checks, takes_body
-from api.routes.agui import ag_ui
-from api.routes.ai_sdk import ai_sdk_chat, ai_sdk_reconnect
+from api.routes.a2a import a2a_agent_card, a2a_default_agent_card, a2a_rpc
+from api.routes.agui import ag_ui, ag_ui_graph
+from api.routes.ai_sdk import ai_sdk_chat, ai_sdk_graph_chat, ai_sdk_graph_reconnect, ai_sdk_reconnect
 from api.routes.allow import options_for
 from api.routes.approvals import list_approvals
 from api.routes.assistants import get_assistant, get_assistant_graph, get_assistant_schemas, search_assistants
 from api.routes.health import healthz
 from api.routes.knowledge import get_document
+from api.routes.mcp import mcp_delete, mcp_get, mcp_post
 from api.routes.runs import cancel_run, get_run, run_events
 from api.routes.sessions import delete_session
 from api.routes.spa import index, spa_asset
+from api.routes.store import (
+    delete_store_item,
+    get_store_item,
+    list_store_namespaces,
+    put_store_item,
+    search_store_items,
+)
 from api.routes.thread_runs import (
     cancel_thread_run,
     create_thread_run,
@@ -55,9 +66,12 @@ from api.routes.threads import (
     update_thread_state_route,
 )
 from api.routes.turns import chat, resume_chat
+from api.runs.cluster.quotas import StreamQuota
 from api.runs.erasure import SessionErasure
 from api.runs.registry import RunRegistry
 from api.runs.stores import open_run_stores
+from api.runs.stream.follow import RunStreams
+from api.runs.threads import ThreadBook
 from api.settings import Settings
 
 if TYPE_CHECKING:
@@ -75,6 +89,8 @@ API_VERSION = "1.2.0"
 _TURN_PATHS = frozenset({"/chat", "/chat/resume", "/ag-ui", "/ai-sdk/chat", "/runs", "/runs/stream", "/runs/wait"})
 _THREAD_RUN = re.compile(r"^/threads/[^/]+(/runs(/stream|/wait)?)$")
 """A run started on a thread counts as a turn; its path's tail is what ``_TURN_PATHS`` names."""
+_GRAPH_TURN = re.compile(r"^/(ag-ui/[^/]+|ai-sdk/[^/]+/chat)$")
+"""A run of a registered graph started through AG-UI or the AI SDK counts as a turn too."""
 AGENT_PROTOCOL_ROUTES = (
     search_assistants,
     get_assistant,
@@ -98,6 +114,11 @@ AGENT_PROTOCOL_ROUTES = (
     stream_stateless_run,
     wait_stateless_run,
     join_stateless_run_stream,
+    put_store_item,
+    get_store_item,
+    delete_store_item,
+    search_store_items,
+    list_store_namespaces,
 )
 """The LangGraph Agent Server API, served at the root so that langgraph-sdk works unchanged."""
 
@@ -120,19 +141,26 @@ def create_app(
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with (
             open_agent(settings.agent, llm=llm, clock=clock, ids=ids, tracer_provider=tracer_provider) as agent,
-            open_run_stores(settings, agent.stores) as (log, cluster),
+            open_run_stores(settings.runs, agent.stores) as (log, cluster),
             for_every_task(),  # the graph runs' traces: runs start in request tasks, outside the lifespan's context
         ):
             graphs = await open_graphs(settings, agent)
             metered = metrics.meter_log(log, store="redis" if settings.shared else "sqlite")
             runs = RunRegistry(
-                agent, metered, settings, clock=clock, ids=ids, graphs=graphs, cluster=metrics.meter_cluster(cluster)
+                agent,
+                metered,
+                settings.runs,
+                clock=clock,
+                ids=ids,
+                graphs=graphs,
+                cluster=metrics.meter_cluster(cluster),
             )
             metrics.watch(runs)
             await runs.open()
             app.state.runs = runs
             app.state.erasure = runs.erasure
             app.state.knowledge = agent.deps.knowledge
+            app.state.graph_store = agent.stores.graph_store
             try:
                 yield
             finally:
@@ -164,8 +192,17 @@ def create_app(
         chat,
         resume_chat,
         ag_ui,
+        ag_ui_graph,
         ai_sdk_chat,
         ai_sdk_reconnect,
+        ai_sdk_graph_chat,
+        ai_sdk_graph_reconnect,
+        a2a_default_agent_card,
+        a2a_agent_card,
+        a2a_rpc,
+        mcp_post,
+        mcp_get,
+        mcp_delete,
         list_approvals,
         get_run,
         run_events,
@@ -187,15 +224,25 @@ def create_app(
         ],
         dependencies={
             "runs": Provide(_runs, sync_to_thread=False),
+            "graphs": Provide(_graphs, sync_to_thread=False),
+            "threads": Provide(_threads, sync_to_thread=False),
+            "streams": Provide(_streams, sync_to_thread=False),
+            "quota": Provide(_quota, sync_to_thread=False),
             "principal": Provide(_principal, sync_to_thread=False),
             "erasure": Provide(_erasure, sync_to_thread=False),
             "knowledge": Provide(_knowledge, sync_to_thread=False),
+            "graph_store": Provide(_graph_store, sync_to_thread=False),
         },
         signature_namespace={
             "RunRegistry": RunRegistry,
+            "GraphRegistry": GraphRegistry,
+            "ThreadBook": ThreadBook,
+            "RunStreams": RunStreams,
+            "StreamQuota": StreamQuota,
             "Principal": Principal,
             "SessionErasure": SessionErasure,
             "KnowledgeIndex": KnowledgeIndex,
+            "GraphStore": GraphStore,
         },
         state=State({"identity": settings.auth.enabled, "auth": identity, "metrics": metrics}),
         stores=stores,
@@ -221,6 +268,22 @@ def _runs(request: Request[Any, Any, Any]) -> RunRegistry:
     return runs
 
 
+def _graphs(runs: NamedDependency[RunRegistry]) -> GraphRegistry:
+    return runs.graphs
+
+
+def _threads(runs: NamedDependency[RunRegistry]) -> ThreadBook:
+    return runs.threads
+
+
+def _streams(runs: NamedDependency[RunRegistry]) -> RunStreams:
+    return runs.streams
+
+
+def _quota(runs: NamedDependency[RunRegistry]) -> StreamQuota:
+    return runs.stream_quota
+
+
 def _erasure(request: Request[Any, Any, Any]) -> SessionErasure:
     erasure: SessionErasure = request.app.state.erasure
     return erasure
@@ -229,6 +292,12 @@ def _erasure(request: Request[Any, Any, Any]) -> SessionErasure:
 def _knowledge(request: Request[Any, Any, Any]) -> KnowledgeIndex:
     knowledge: KnowledgeIndex = request.app.state.knowledge
     return knowledge
+
+
+def _graph_store(request: Request[Any, Any, Any]) -> GraphStore:
+    """The long-term store (``/store/*``); each route scopes it to the caller."""
+    store: GraphStore = request.app.state.graph_store
+    return store
 
 
 def _principal(request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]) -> Principal:
@@ -263,4 +332,4 @@ def _is_turn_request(request: Request[Any, Any, Any]) -> bool:
         return False
     path = request.url.path
     thread_run = _THREAD_RUN.match(path)
-    return (thread_run.group(1) if thread_run else path) in _TURN_PATHS
+    return (thread_run.group(1) if thread_run else path) in _TURN_PATHS or _GRAPH_TURN.match(path) is not None

@@ -154,7 +154,7 @@ async def _purge(older_than_s: float, batch: int) -> int:
 
     settings = Settings.from_env()
     before = cutoff(time.time_ns(), older_than_s)
-    async with open_stores(settings.agent) as stores, open_run_stores(settings, stores) as (log, _):
+    async with open_stores(settings.agent) as stores, open_run_stores(settings.runs, stores) as (log, _):
         await log.open(lambda run_id, seq: None, lambda run_id: None)
         try:
             forgotten = await StoreEraser(log, stores).purge(before, batch)
@@ -185,11 +185,11 @@ async def _rotate_key(batch: int) -> int:
             "sealed under now in HARNESS_ENCRYPTION_OLD_KEYS"
         )
     async with open_stores(settings.agent, rotating=True) as stores:
-        async with open_run_stores(settings, stores) as (log, _):
+        async with open_run_stores(settings.runs, stores) as (log, _):
             await log.open(lambda run_id, seq: None, lambda run_id: None)  # its schema, and its key check
             await log.close()
         resealed = await reseal_agent_stores(settings.agent.data_dir, stores, batch)
-        for label, count in (await reseal_run_stores(settings, stores, batch)).items():
+        for label, count in (await reseal_run_stores(settings.runs, stores, batch)).items():
             resealed[label] = resealed.get(label, 0) + count
     print(f"re-sealed under the key with id {key_id(key).hex()}:")
     for label, count in resealed.items():

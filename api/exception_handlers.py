@@ -13,6 +13,8 @@ from litestar.exceptions import HTTPException, ValidationException
 from agent.guardrails import redact
 from agent.stores import is_store_failure
 from api.exceptions import ApiError
+from api.runs import errors as runs_errors
+from api.runs.errors import RunsError
 from contracts import PROBLEM_MEDIA_TYPE, FieldError, Problem, problem_type
 
 if TYPE_CHECKING:
@@ -66,6 +68,32 @@ def _api_error(request: Request[Any, Any, Any], exc: ApiError) -> Response[Probl
         title=exc.title,
         detail=exc.detail,
         headers=exc.headers or None,
+        run_id=exc.run_id,
+        errors=[FieldError(path=f"$.{path}", message=message) for path, message in exc.fields.items()] or None,
+    )
+
+
+_STATUS_OF_KIND: tuple[tuple[type[RunsError], int], ...] = (
+    (runs_errors.NotFound, 404),
+    (runs_errors.Conflict, 409),
+    (runs_errors.Forbidden, 403),
+    (runs_errors.Invalid, 422),
+    (runs_errors.QuotaExceeded, 429),
+    (runs_errors.Unavailable, 503),
+)
+"""The answer of each kind of refusal of the run core (``api.runs.errors``)."""
+
+
+def _runs_error(request: Request[Any, Any, Any], exc: RunsError) -> Response[Problem]:
+    status = next((status for kind, status in _STATUS_OF_KIND if isinstance(exc, kind)), 500)
+    headers = {"Retry-After": str(exc.retry_after_s)} if exc.retry_after_s is not None else None
+    return problem_response(
+        request,
+        status=status,
+        code=exc.code,
+        title=exc.title,
+        detail=exc.detail,
+        headers=headers,
         run_id=exc.run_id,
         errors=[FieldError(path=f"$.{path}", message=message) for path, message in exc.fields.items()] or None,
     )
@@ -133,6 +161,7 @@ def _unexpected_error(request: Request[Any, Any, Any], exc: Exception) -> Respon
 
 EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     ApiError: _api_error,
+    RunsError: _runs_error,
     ValidationException: _validation_error,
     HTTPException: _http_error,
     Exception: _unexpected_error,

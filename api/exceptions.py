@@ -1,34 +1,26 @@
-"""Errors the API answers as ``application/problem+json``. Each class carries its status and stable code.
+"""Errors the HTTP layer answers as ``application/problem+json``. Each class carries its status and stable code.
+What the run core refuses is ``api.runs.errors`` (mapped to the same kind of answer by ``api.exception_handlers``).
 
 ApiError
 ├── TokenRejected (401)          token_missing, token_expired, …: no principal (see api/auth)
 ├── Forbidden (403)
-│   ├── NotAnApprover           not_an_approver: deciding needs HARNESS_APPROVER_ROLE
-│   ├── NotTheOwner             not_the_owner: only the run's owner may do this
 │   └── OriginNotAllowed        origin_not_allowed: a state-changing request from a page of a foreign origin
 ├── NotFound (404)
-│   ├── RunNotFound             run_not_found: unknown run, or one of another session or subject
-│   ├── SessionNotFound         session_not_found: a session (a thread) of another subject
-│   ├── ApprovalNotFound        approval_not_found: the run waits for a different approval
-│   └── AssistantNotFound       assistant_not_found: no registered graph has this id
+│   ├── AssistantNotFound       assistant_not_found: no registered graph has this id
+│   └── DocumentNotFound        document_not_found: no knowledge-base document has this id
 ├── Conflict (409)
-│   ├── SessionBusy             session_busy: the session has a run running or waiting
-│   ├── RunNotPaused            run_not_paused: resume of a run that is not waiting (decided already)
-│   ├── RunFinished             run_finished: cancel of a run that has ended
 │   ├── RunCancelled            run_cancelled: the JSON caller's run was cancelled meanwhile
 │   └── ThreadExists            thread_exists: a thread created with an id that is taken (if_exists: raise)
 ├── RequestTimeout (408)         request_timeout: the request's headers or body did not arrive in time
 ├── UnsupportedMediaType (415)   unsupported_media_type: a JSON route's body sent as anything but JSON
 ├── HostNotAllowed (421)         host_not_allowed: a Host header outside HARNESS_ALLOWED_HOSTS (DNS rebinding)
+├── UnknownAssistant (422)       assistant_unknown: a run's body names an assistant no registered graph is
 ├── InvalidCursor (422)          invalid_cursor: a Last-Event-ID or ?after= the run cannot have
 ├── BodyTooDeep (422)            body_too_deep: a JSON body nested deeper than the parser is allowed to go
-├── RunRequestInvalid (422)      run_request_invalid: an Agent Protocol run this service does not run as asked
-├── IdRefused (422)              id_refused: another id of the client's (an AG-UI runId, a message's or tool
-│   │                           call's id) shaped like a card number, national id, bank account or key
-│   └── SessionIdRefused        session_id_refused: a session id of that shape (never stored, never repeated)
-├── TooManyStreams (429)         too_many_streams: the subject holds its quota of open event streams
+├── IdRefused (422)              id_refused: an id of the client's (an AG-UI runId, a message's or tool call's id)
+│                               shaped like a card number, national id, bank account or key
 ├── TurnFailed (500, 502, 503)  the run ended with an error event; ``code`` is the event's
-└── ServiceUnavailable (503)    service_unavailable: shutting down
+└── ServiceUnavailable (503)    service_unavailable: an identity provider that does not answer
 """
 
 from __future__ import annotations
@@ -37,7 +29,6 @@ from typing import ClassVar
 
 __all__ = (
     "ApiError",
-    "ApprovalNotFound",
     "AssistantNotFound",
     "BodyTooDeep",
     "Conflict",
@@ -46,24 +37,13 @@ __all__ = (
     "HostNotAllowed",
     "IdRefused",
     "InvalidCursor",
-    "NotAnApprover",
     "NotFound",
-    "NotTheOwner",
     "OriginNotAllowed",
     "RequestTimeout",
     "RunCancelled",
-    "RunFinished",
-    "RunNotFound",
-    "RunNotPaused",
-    "RunRequestInvalid",
     "ServiceUnavailable",
-    "SessionBusy",
-    "SessionIdRefused",
-    "SessionNotFound",
     "ThreadExists",
-    "ThreadIdInvalid",
     "TokenRejected",
-    "TooManyStreams",
     "TurnFailed",
     "UnknownAssistant",
     "UnsupportedMediaType",
@@ -106,16 +86,6 @@ class Forbidden(ApiError):
     status_code = 403
 
 
-class NotAnApprover(Forbidden):
-    code = "not_an_approver"
-    title = "Not an approver"
-
-
-class NotTheOwner(Forbidden):
-    code = "not_the_owner"
-    title = "Not the owner"
-
-
 class OriginNotAllowed(Forbidden):
     """A browser sent a state-changing request for a page of another origin: the cross-site request forgery
     that a CORS "simple" request (no preflight) allows. Clients that are not browsers send no ``Origin``."""
@@ -126,21 +96,6 @@ class OriginNotAllowed(Forbidden):
 
 class NotFound(ApiError):
     status_code = 404
-
-
-class RunNotFound(NotFound):
-    code = "run_not_found"
-    title = "Run not found"
-
-
-class SessionNotFound(NotFound):
-    code = "session_not_found"
-    title = "Session not found"
-
-
-class ApprovalNotFound(NotFound):
-    code = "approval_not_found"
-    title = "Approval not found"
 
 
 class AssistantNotFound(NotFound):
@@ -155,21 +110,6 @@ class DocumentNotFound(NotFound):
 
 class Conflict(ApiError):
     status_code = 409
-
-
-class SessionBusy(Conflict):
-    code = "session_busy"
-    title = "Session busy"
-
-
-class RunNotPaused(Conflict):
-    code = "run_not_paused"
-    title = "Run not paused"
-
-
-class RunFinished(Conflict):
-    code = "run_finished"
-    title = "Run already finished"
 
 
 class ThreadExists(Conflict):
@@ -198,12 +138,6 @@ class HostNotAllowed(ApiError):
     status_code = 421
     code = "host_not_allowed"
     title = "Host not allowed"
-
-
-class RunRequestInvalid(ApiError):
-    status_code = 422
-    code = "run_request_invalid"
-    title = "Run not served as asked"
 
 
 class UnknownAssistant(ApiError):
@@ -239,14 +173,6 @@ class BodyTooDeep(ApiError):
     title = "Request body nested too deeply"
 
 
-class ThreadIdInvalid(ApiError):
-    """A thread id a client chose is not of the shape every session id has (``contracts.ID_PATTERN``)."""
-
-    status_code = 422
-    code = "thread_id_invalid"
-    title = "Invalid thread id"
-
-
 class IdRefused(ApiError):
     """An id the client made up holds what is never stored or echoed; the message names the field, not its value."""
 
@@ -260,25 +186,6 @@ class IdRefused(ApiError):
             "never stored or echoed"
         )
         super().__init__(f"{field} {message}.", fields={field: message})
-
-
-class SessionIdRefused(IdRefused):
-    code = "session_id_refused"
-    title = "Session id refused"
-
-    def __init__(self) -> None:
-        ApiError.__init__(
-            self,
-            "This session id has the shape of a card number, a national id, a bank account or a key; such ids are "
-            "refused and never stored. Leave session_id out and the server makes one.",
-        )
-
-
-class TooManyStreams(ApiError):
-    status_code = 429
-    code = "too_many_streams"
-    title = "Too many streams"
-    default_headers: ClassVar[dict[str, str]] = {"Retry-After": "5"}
 
 
 class ServiceUnavailable(ApiError):

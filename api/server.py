@@ -94,8 +94,10 @@ def serve(
 def _serve(settings: Settings, *, host: str | None, port: int | None) -> int:
     # no log line carries a key, a token or personal data
     install_log_redaction([*configured_secrets(settings.agent), *identity_secrets(settings.auth)])
-    asyncio.run(check_stores(settings))  # a store that is down is one clear line, not a traceback
-    asyncio.run(check_run_stores_open(settings))  # so is a key that does not fit the stores, or plain values with one
+    asyncio.run(check_stores(settings.runs))  # a store that is down is one clear line, not a traceback
+    asyncio.run(
+        check_run_stores_open(settings.runs)
+    )  # so is a key that does not fit the stores, or plain values with one
     asyncio.run(check_graphs(settings))  # and a configured graph that does not load: one line per graph
     app = create_app(msgspec.structs.replace(settings, host=host or settings.host))  # its own name is allowed
     config = uvicorn_config(

@@ -13,6 +13,7 @@ from agent import AgentConfig, ConfigError, read_float, read_optional_int, redac
 from api.auth.config import AuthConfig
 from api.request_checks.allowed_hosts import default_allowed_hosts, parse_allowed_hosts
 from api.request_checks.cross_origin import parse_cors_origins
+from api.runs.settings import RunSettings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -78,6 +79,26 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     def hosts_allowed(self) -> tuple[str, ...]:
         """``allowed_hosts``, or by default ``localhost``, ``127.0.0.1``, ``::1`` and the bind address."""
         return default_allowed_hosts(self.host) if self.allowed_hosts is None else self.allowed_hosts
+
+    @property
+    def runs(self) -> RunSettings:
+        """What the run core reads of these settings."""
+        return RunSettings(
+            agent=self.agent,
+            heartbeat_s=self.heartbeat_s,
+            disconnect_grace_s=self.disconnect_grace_s,
+            retry_ms=self.retry_ms,
+            replay_window=self.replay_window,
+            run_lease_s=self.run_lease_s,
+            retention_days=self.retention_days,
+            purge_interval_s=self.purge_interval_s,
+            purge_batch=self.purge_batch,
+            redis_url=self.redis_url,
+            redis_prefix=self.redis_prefix,
+            streams_per_subject=self.auth.streams_per_subject,
+            approver_role=self.auth.approver_role,
+            legacy_subject=self.auth.legacy_subject,
+        )
 
     @property
     def shared(self) -> bool:

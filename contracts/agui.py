@@ -1,10 +1,15 @@
-"""The AG-UI 1.0 ``RunAgentInput`` as ``POST /ag-ui`` takes it: the fields this service reads, exactly validated.
+"""The AG-UI 1.0 ``RunAgentInput`` as ``POST /ag-ui`` (the support agent) and ``POST /ag-ui/{assistant_id}`` (any
+registered graph, ``AgUiGraphRunInput``) take it: the fields this service reads, exactly validated.
 
 AG-UI clients send the whole conversation each time (``messages``), and more than this agent uses
 (``tools``, ``context``, ``state``, ``forwardedProps``): those are accepted and ignored, as are unknown
 fields. What is read is constrained here, so the OpenAPI document says exactly what is accepted:
 ``threadId`` is the session, so it is a session id; an answer to an interrupt names it by the id the
-interrupt carried (``<run_id>:<approval_id>``) and decides it with ``approve`` or ``reject``.
+interrupt carried (``<run_id>:<approval_id>``) and decides it with ``approve`` or ``reject``. A graph's run takes
+the conversation as LangChain messages (tool calls and tool results included) when its input has ``messages``,
+else ``forwardedProps.input``; ``forwardedProps.config`` and ``forwardedProps.context`` tune the run as the
+Agent Protocol's ``config`` and ``context`` do (no key LangGraph or the service reads itself); its interrupt's
+answer is any JSON value (the examples and the support agent take ``{decision, comment}``).
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ __all__ = (
     "INTERRUPT_ID_PATTERN",
     "AgUiCancelledEntry",
     "AgUiDecision",
+    "AgUiGraphResolvedEntry",
+    "AgUiGraphRunInput",
     "AgUiMessage",
     "AgUiResolvedEntry",
     "AgUiRunInput",
+    "AgUiToolCall",
 )
 
 INTERRUPT_ID_PATTERN = ID_PATTERN.removesuffix("$") + ":[A-Za-z0-9_-]{1,64}$"
@@ -39,8 +47,20 @@ InterruptId = Annotated[
 Role = Literal["developer", "system", "assistant", "user", "tool", "activity", "reasoning"]
 
 
-class AgUiMessage(msgspec.Struct, kw_only=True):
-    """One message of the conversation so far. Only the newest `user` message is read: it is the turn."""
+class AgUiFunctionCall(msgspec.Struct, kw_only=True):
+    name: str
+    arguments: Annotated[str, msgspec.Meta(description="The call's arguments as JSON text.")] = ""
+
+
+class AgUiToolCall(msgspec.Struct, kw_only=True):
+    id: ClientId
+    type: Literal["function"] = "function"
+    function: AgUiFunctionCall
+
+
+class AgUiMessage(msgspec.Struct, rename="camel", kw_only=True):
+    """One message of the conversation so far. The support agent reads only the newest `user` message (it is the
+    turn); a graph whose input has `messages` is given them all, as LangChain messages."""
 
     id: ClientId
     role: Role
@@ -52,6 +72,11 @@ class AgUiMessage(msgspec.Struct, kw_only=True):
             )
         ),
     ] = None
+    tool_calls: Annotated[list[AgUiToolCall] | None, msgspec.Meta(description="An assistant message's tool calls.")] = (
+        None
+    )
+    tool_call_id: Annotated[ClientId | None, msgspec.Meta(description="A tool message's call: what it answers.")] = None
+    name: str | None = None
 
 
 class AgUiDecision(msgspec.Struct, kw_only=True):
@@ -103,3 +128,46 @@ class AgUiRunInput(msgspec.Struct, rename="camel", kw_only=True):
     tools: list[dict[str, Any]] | None = None
     context: list[dict[str, Any]] | None = None
     forwarded_props: Any = None
+
+
+class AgUiGraphResolvedEntry(msgspec.Struct, tag_field="status", tag="resolved", rename="camel", kw_only=True):
+    """A decided interrupt of a graph's run: ``payload`` is the value ``interrupt()`` returns."""
+
+    interrupt_id: InterruptId
+    payload: Annotated[
+        Any,
+        msgspec.Meta(description='What the graph is resumed with (the examples take `{"decision": "approve"}`).'),
+    ] = None
+    metadata: dict[str, Any] | None = None
+
+
+class AgUiGraphRunInput(msgspec.Struct, rename="camel", kw_only=True):
+    """AG-UI 1.0 `RunAgentInput` for a registered graph: a new run of the thread, or the answer to its interrupt."""
+
+    thread_id: Annotated[SessionId, msgspec.Meta(description="The thread: runs of a thread share its state.")]
+    run_id: Annotated[ClientId, msgspec.Meta(description="The client's id for this AG-UI run, echoed in its events.")]
+    messages: list[AgUiMessage]
+    resume: (
+        Annotated[
+            list[AgUiGraphResolvedEntry | AgUiCancelledEntry],
+            msgspec.Meta(
+                max_length=1,
+                description="The answer to the interrupt that ended the thread's last run; `messages` are not read.",
+            ),
+        ]
+        | None
+    ) = None
+    forwarded_props: Annotated[
+        dict[str, Any] | None,
+        msgspec.Meta(
+            description=(
+                "`input`: the graph's input when it has no `messages`; `config` and `context`: as the Agent Protocol's "
+                "(keys LangGraph or the service reads itself are refused)."
+            )
+        ),
+    ] = None
+    protocol_version: str | None = None
+    parent_run_id: ClientId | None = None
+    state: Any = None
+    tools: list[dict[str, Any]] | None = None
+    context: list[dict[str, Any]] | None = None

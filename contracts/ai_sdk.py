@@ -64,3 +64,24 @@ class AiSdkChatRequest(msgspec.Struct, rename="camel", kw_only=True):
         ClientId | None,
         msgspec.Meta(description="The message the request is about (an approval's assistant message)."),
     ] = None
+    input: Annotated[
+        Any,
+        msgspec.Meta(
+            description=(
+                "`POST /ai-sdk/{assistant_id}/chat` only: the graph's input, for a graph whose input has no `messages`."
+            )
+        ),
+    ] = None
+    config: Annotated[
+        dict[str, Any] | None,
+        msgspec.Meta(
+            description=(
+                "`POST /ai-sdk/{assistant_id}/chat` only: the run's config, as the Agent Protocol's (keys LangGraph or "
+                "the service reads itself are refused)."
+            )
+        ),
+    ] = None
+    context: Annotated[
+        dict[str, Any] | None,
+        msgspec.Meta(description="`POST /ai-sdk/{assistant_id}/chat` only: the run's context."),
+    ] = None

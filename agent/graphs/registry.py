@@ -21,7 +21,7 @@ from agent.graphs.environment import apply_graphs_config
 from agent.graphs.loading import load_graphs
 from agent.graphs.run_hooks import GRAPH_RUNS
 from agent.graphs.schemas import graph_schemas
-from agent.graphs.topology import graph_topology
+from agent.graphs.topology import graph_topology, node_roles
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable, Iterator
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from langchain_core.runnables import RunnableConfig
     from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.store.base import BaseStore
 
     from agent.graphs.compiled import CompiledGraph
     from agent.graphs.loading import LoadedGraph
@@ -83,6 +84,8 @@ class RegisteredGraph:
         self.name = graph.name if graph.name and graph.name != _UNNAMED else graph_id
         self.description = description
         self.topology: GraphTopology = graph_topology(graph)
+        self.node_roles = node_roles(graph)
+        """The nodes that declare a ``role`` (``approval``, ``action``): what a chat UI reads from them."""
         """With the contract's ``session_id`` empty: a run draws its own (``graph_topology(graph, session)``)."""
         self._graph = graph
         self._loaded = loaded
@@ -170,18 +173,19 @@ async def open_registry(
     support: CompiledGraph,
     support_hooks: RunHooks,
     checkpointer: BaseCheckpointSaver[Any] | None,
+    store: BaseStore | None = None,
 ) -> GraphRegistry:
     """The support agent (the graph ``open_agent`` built, run with ``support_hooks``) and the graphs of the
     ``langgraph.json`` at ``config_path``, if one is given: its ``env`` and ``dependencies`` applied first, every
-    graph loaded on ``checkpointer`` (the service's). ``ConfigError`` (a ``GraphLoadError`` when graphs fail)
-    stops the start."""
+    graph loaded on ``checkpointer`` and ``store`` (the service's). ``ConfigError`` (a ``GraphLoadError`` when graphs
+    fail) stops the start."""
     graphs = [RegisteredGraph(SUPPORT_GRAPH_ID, support, description=SUPPORT_DESCRIPTION, hooks=support_hooks)]
     if config_path is not None:
         config = read_graphs_config(config_path)
         if any(spec.graph_id == SUPPORT_GRAPH_ID for spec in config.graphs):
             raise ConfigError(f"{config.path}: graph id {SUPPORT_GRAPH_ID!r} is the built-in support agent's")
         apply_graphs_config(config)
-        graphs += [RegisteredGraph.from_loaded(loaded) for loaded in await load_graphs(config, checkpointer)]
+        graphs += [RegisteredGraph.from_loaded(loaded) for loaded in await load_graphs(config, checkpointer, store)]
     return GraphRegistry(graphs)
 
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from agent.graphs.compiled import CompiledGraph
 
-__all__ = ("graph_topology",)
+__all__ = ("graph_topology", "node_roles")
 
 
 def graph_topology(graph: CompiledGraph, session_id: str = "") -> GraphTopology:
@@ -51,3 +51,14 @@ def _drawn(graph: CompiledGraph) -> Graph:
 def _is_marker(node_id: str) -> bool:
     """``__start__`` and ``__end__``, and a subgraph's own (``step:__start__``)."""
     return node_id.rpartition(":")[2].startswith("__")
+
+
+def node_roles(graph: CompiledGraph) -> dict[str, str]:
+    """The nodes of ``graph`` that declare a ``role`` in their metadata (what a chat UI reads from them: an
+    ``approval``, an ``action``), by the ids the topology draws."""
+    roles: dict[str, str] = {}
+    for node in _drawn(graph).nodes.values():
+        role = (node.metadata or {}).get("role")
+        if isinstance(role, str) and not _is_marker(node.id):
+            roles[node.id] = role
+    return roles

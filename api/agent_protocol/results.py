@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from api.runs.log.records import RunRecord, StoredEvent
     from api.runs.registry import RunRegistry
+    from api.runs.stream.follow import RunStreams
 
 __all__ = ("result_body", "run_result")
 
@@ -57,9 +58,9 @@ def run_result(record: RunRecord) -> Any:
     return graph.output
 
 
-async def result_body(runs: RunRegistry, run_id: str, after: int) -> AsyncIterator[bytes]:
+async def result_body(runs: RunRegistry, streams: RunStreams, run_id: str, after: int) -> AsyncIterator[bytes]:
     """Keepalives until the run settles after ``after``, then its result."""
-    async for chunk in runs.streams.follow(run_id, after, _UntilSettled()):
+    async for chunk in streams.follow(run_id, after, _UntilSettled()):
         yield chunk
     record = await runs.find(run_id)
     assert record is not None, "a run that settled has a record"

@@ -1,15 +1,14 @@
-"""Contract envelopes in, AG-UI 1.0 events out: one AG-UI run's worth of a harness run, pure and stateful.
+"""A run's envelopes in, AG-UI 1.0 events out: one AG-UI run's worth of a run of any graph, pure and stateful.
 
-An AG-UI run is one request's stream. A harness run that pauses for a human is two AG-UI runs: the one
-that ends with the interrupt outcome, and the one that answers it (``resume``), which continues the same
-harness run from the seq after the pause. ``AgUiTranslator`` is fed that stream's envelopes in order and
-answers the AG-UI events each one becomes, opening the run before the first and closing what it opened
-(steps, the text message) before the ``RUN_FINISHED`` that ends it. docs/ag-ui.md has the whole mapping.
+An AG-UI run is one request's stream. A run that pauses for a human is two AG-UI runs: the one that ends with the
+interrupt outcome, and the one that answers it (``resume``), which continues the same run from the seq after
+the pause. ``AgUiTranslator`` maps the shared projection (``api.projection``: steps, text messages, tool calls,
+state snapshots, data, the approval, one end) to AG-UI's events; the projection opens the run before the first
+and closes what it opened before the ``RUN_FINISHED`` that ends it. docs/ag-ui.md has the whole mapping.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -24,37 +23,58 @@ from ag_ui.core import (
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
     RunStartedEvent,
+    StateSnapshotEvent,
     StepFinishedEvent,
     StepStartedEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
     TokenUsage,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
 )
 
-from contracts import (
-    CostUpdatedEvent,
-    ErrorEvent,
-    GraphTopologyEvent,
-    InteractionLoggedEvent,
-    NodeCompletedEvent,
-    NodeStartedEvent,
-    PausedEvent,
-    SnapshotEvent,
-    TokenDeltaEvent,
-    TurnCompletedEvent,
+from api.projection import (
+    ApprovalRequested,
+    Cancelled,
+    Data,
+    Failed,
+    Finished,
+    RunOpened,
+    RunProjection,
+    StateSnapshot,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    TextEnded,
+    TextStarted,
+    ToolCallArgs,
+    ToolCallEnded,
+    ToolCallStarted,
+    ToolResult,
+    Usage,
 )
 from contracts.agui import AgUiDecision
 
 if TYPE_CHECKING:
-    from contracts import Envelope, NodeCompleted, PendingApproval
+    from collections.abc import Mapping
+
+    from api.projection import UiEvent
+    from contracts import Envelope
 
 __all__ = ("APPROVAL_REASON", "CUSTOM_PREFIX", "AgUiTranslator", "interrupt_id")
 
 CUSTOM_PREFIX = "harness."
-"""CUSTOM event names are the contract's event types under this namespace, e.g. ``harness.graph_topology``."""
+"""CUSTOM event names are the contract's event types under this namespace, e.g. ``harness.graph_topology``; a
+graph's own ``custom`` writes are ``harness.custom``."""
 APPROVAL_REASON = "human_approval"
 _DECISION_SCHEMA: dict[str, Any] = msgspec.json.schema_components([AgUiDecision])[1]["AgUiDecision"]
+
+
+def _closing(event: UiEvent) -> bool:
+    return isinstance(event, TextEnded | ToolCallEnded) or (isinstance(event, StepFinished) and event.details is None)
 
 
 def interrupt_id(run_id: str, approval_id: str) -> str:
@@ -63,110 +83,118 @@ def interrupt_id(run_id: str, approval_id: str) -> str:
 
 
 class AgUiTranslator:
-    def __init__(self, *, thread_id: str, run_id: str) -> None:
+    def __init__(self, *, thread_id: str, run_id: str, roles: Mapping[str, str] | None = None) -> None:
+        """``run_id``: the AG-UI run's id (the client's ``runId``, not the harness run's); ``roles``: the graph's
+        node roles (``RegisteredGraph.node_roles``)."""
         self.thread_id = thread_id
         self.run_id = run_id
-        """The AG-UI run's id: the client's ``runId``, not the harness run's."""
-        self.finished = False
-        """True once the event that ends the AG-UI run (``RUN_FINISHED`` or ``RUN_ERROR``) is out."""
-        self._started = False
-        self._steps: list[str] = []
-        self._message_id: str | None = None
-        self._streamed: list[str] = []
+        self._projection = RunProjection(roles=roles)
         self._usage: list[TokenUsage] | None = None
+
+    @property
+    def finished(self) -> bool:
+        """True once the event that ends the AG-UI run (``RUN_FINISHED`` or ``RUN_ERROR``) is out."""
+        return self._projection.ended
 
     def translate(self, envelope: Envelope) -> list[BaseEvent]:
         """The AG-UI events that ``envelope``, the next event of the harness run, becomes."""
-        if self.finished:
-            return []
-        at = _milliseconds(envelope.at)
         out: list[BaseEvent] = []
-        if not self._started:
-            self._started = True
-            out.append(
-                RunStartedEvent(
-                    thread_id=self.thread_id,
-                    run_id=self.run_id,
-                    protocol_version=PROTOCOL_VERSION,
-                    timestamp=at,
-                    metadata={"harness_run_id": envelope.run_id},
-                )
-            )
-        match envelope:
-            case NodeStartedEvent(data=data):
-                if data.node in self._steps:
-                    out += self._finish_step(data.node, at)
-                self._steps.append(data.node)
-                out.append(StepStartedEvent(step_name=data.node, timestamp=at))
-            case NodeCompletedEvent(data=data):
-                out += self._end_message(at)
-                out += self._finish_step(data.node, at, _details(data))
-            case TokenDeltaEvent(data=data) if data.text:
-                out += self._stream_text(envelope, data.text, at)
-            case CostUpdatedEvent(data=data):
-                self._usage = [
-                    TokenUsage(
-                        model=data.model,
-                        input_tokens=data.input_tokens,
-                        output_tokens=data.output_tokens,
-                        total_tokens=data.input_tokens + data.output_tokens,
+        interrupted: RunFinishedEvent | None = None
+        events = self._projection.project(envelope)
+        if events and isinstance(events[-1], Failed):
+            events = [event for event in events if not _closing(event)]  # RUN_ERROR ends what is open with the run
+        for event in events:
+            if isinstance(event, ApprovalRequested):
+                interrupted = self._interrupted(event)  # after the steps the projection closes with it
+            else:
+                out += self._map(event)
+        if interrupted is not None:
+            out.append(interrupted)
+        return out
+
+    def _map(self, event: UiEvent) -> list[BaseEvent]:
+        at = event.at
+        match event:
+            case RunOpened(run_id=harness_run):
+                return [
+                    RunStartedEvent(
+                        thread_id=self.thread_id,
+                        run_id=self.run_id,
+                        protocol_version=PROTOCOL_VERSION,
+                        timestamp=at,
+                        metadata={"harness_run_id": harness_run},
                     )
                 ]
-                out.append(_custom(envelope, at))
-            case PausedEvent(data=data):
-                out += self._close(at)
-                out.append(
-                    self._finished(at, RunFinishedInterruptOutcome(interrupts=[_interrupt(envelope, data.approval)]))
-                )
-            case TurnCompletedEvent(data=data):
-                answer = data.response.answer.text
-                if answer and answer != "".join(self._streamed):
-                    # not streamed in this AG-UI run (a refusal, an action's result), or replaced (a blocked answer)
-                    out += self._end_message(at)
-                    out += self._stream_text(envelope, answer, at)
-                out += self._close(at)
-                waited = None if envelope.human_wait_ms is None else {"human_wait_ms": envelope.human_wait_ms}
-                result = msgspec.to_builtins(data.response)
-                out.append(self._finished(at, RunFinishedSuccessOutcome(), result=result, metadata=waited))
-            case ErrorEvent() if envelope.status == "cancelled":
-                out += self._close(at)
-                out.append(self._finished(at, RunFinishedCancelledOutcome()))
-            case ErrorEvent(data=data):
-                self.finished = True
-                out.append(RunErrorEvent(message=data.message, code=data.code, timestamp=at, usage=self._usage))
-            case GraphTopologyEvent() | InteractionLoggedEvent() | SnapshotEvent():
-                out.append(_custom(envelope, at))
+            case StepStarted(name=name):
+                return [StepStartedEvent(step_name=name, timestamp=at)]
+            case StepFinished(name=name, step=step, details=details):
+                metadata = None if details is None else {"step": step, **details}
+                return [StepFinishedEvent(step_name=name, timestamp=at, metadata=metadata)]
+            case TextStarted(message_id=message_id):
+                return [TextMessageStartEvent(message_id=message_id, role="assistant", timestamp=at)]
+            case TextDelta(message_id=message_id, delta=delta):
+                return [TextMessageContentEvent(message_id=message_id, delta=delta, timestamp=at)]
+            case TextEnded(message_id=message_id):
+                return [TextMessageEndEvent(message_id=message_id, timestamp=at)]
+            case ToolCallStarted(tool_call_id=call_id, name=name, message_id=message_id):
+                return [
+                    ToolCallStartEvent(
+                        tool_call_id=call_id, tool_call_name=name, parent_message_id=message_id, timestamp=at
+                    )
+                ]
+            case ToolCallArgs(tool_call_id=call_id, delta=delta):
+                return [ToolCallArgsEvent(tool_call_id=call_id, delta=delta, timestamp=at)]
+            case ToolCallEnded(tool_call_id=call_id):
+                return [ToolCallEndEvent(tool_call_id=call_id, timestamp=at)]
+            case ToolResult(tool_call_id=call_id, message_id=message_id, content=content):
+                return [
+                    ToolCallResultEvent(
+                        message_id=message_id, tool_call_id=call_id, content=content, role="tool", timestamp=at
+                    )
+                ]
+            case StateSnapshot(values=values):
+                return [StateSnapshotEvent(snapshot=values, timestamp=at)]
+            case Data(name=name, value=value):
+                return [CustomEvent(name=CUSTOM_PREFIX + name, value=value, timestamp=at)]
+            case Usage():
+                self._usage = [
+                    TokenUsage(
+                        model=event.model,
+                        input_tokens=event.input_tokens,
+                        output_tokens=event.output_tokens,
+                        total_tokens=event.input_tokens + event.output_tokens,
+                    )
+                ]
+                return []
+            case Finished(result=result, human_wait_ms=waited):
+                metadata = None if waited is None else {"human_wait_ms": waited}
+                return [self._finished(at, RunFinishedSuccessOutcome(), result=result, metadata=metadata)]
+            case Cancelled():
+                return [self._finished(at, RunFinishedCancelledOutcome())]
+            case Failed(code=code, message=message):
+                return [RunErrorEvent(message=message, code=code, timestamp=at, usage=self._usage)]
             case _:
-                pass  # an intermediate token_delta with no visible text
-        return out
+                return []  # an approval's answer and the action's result: the run's own events say them
 
-    def _stream_text(self, envelope: Envelope, text: str, at: int) -> list[BaseEvent]:
-        out: list[BaseEvent] = []
-        if self._message_id is None:
-            self._message_id = f"{envelope.run_id}-{envelope.seq}"
-            out.append(TextMessageStartEvent(message_id=self._message_id, role="assistant", timestamp=at))
-        self._streamed.append(text)
-        out.append(TextMessageContentEvent(message_id=self._message_id, delta=text, timestamp=at))
-        return out
-
-    def _end_message(self, at: int) -> list[BaseEvent]:
-        if self._message_id is None:
-            return []
-        message_id, self._message_id = self._message_id, None
-        return [TextMessageEndEvent(message_id=message_id, timestamp=at)]
-
-    def _finish_step(self, node: str, at: int, details: dict[str, Any] | None = None) -> list[BaseEvent]:
-        if node not in self._steps:
-            return []
-        self._steps.remove(node)
-        return [StepFinishedEvent(step_name=node, timestamp=at, metadata=details)]
-
-    def _close(self, at: int) -> list[BaseEvent]:
-        """End the text message and every open step (newest first): a run closes what it opened."""
-        out = self._end_message(at)
-        for node in reversed(list(self._steps)):
-            out += self._finish_step(node, at)
-        return out
+    def _interrupted(self, event: ApprovalRequested) -> RunFinishedEvent:
+        approval = event.approval
+        metadata: dict[str, Any] = {
+            "action": approval.action,
+            "summary": approval.summary,
+            "approval_id": approval.approval_id,
+            "harness_run_id": event.run_id,
+        }
+        if event.value is not None:
+            metadata["value"] = event.value
+        interrupt = Interrupt(
+            id=interrupt_id(event.run_id, approval.approval_id),
+            reason=APPROVAL_REASON,
+            message=approval.summary,
+            tool_call_id=event.tool_call_id,
+            response_schema=_DECISION_SCHEMA,
+            metadata=metadata,
+        )
+        return self._finished(event.at, RunFinishedInterruptOutcome(interrupts=[interrupt]))
 
     def _finished(
         self,
@@ -176,7 +204,6 @@ class AgUiTranslator:
         result: Any = None,
         metadata: dict[str, Any] | None = None,
     ) -> RunFinishedEvent:
-        self.finished = True
         return RunFinishedEvent(
             thread_id=self.thread_id,
             run_id=self.run_id,
@@ -186,32 +213,3 @@ class AgUiTranslator:
             metadata=metadata,
             timestamp=at,
         )
-
-
-def _interrupt(envelope: Envelope, approval: PendingApproval) -> Interrupt:
-    return Interrupt(
-        id=interrupt_id(envelope.run_id, approval.approval_id),
-        reason=APPROVAL_REASON,
-        message=approval.summary,
-        response_schema=_DECISION_SCHEMA,
-        metadata={
-            "action": approval.action,
-            "summary": approval.summary,
-            "approval_id": approval.approval_id,
-            "harness_run_id": envelope.run_id,
-        },
-    )
-
-
-def _custom(envelope: Envelope, at: int) -> CustomEvent:
-    kind = str(envelope.__struct_config__.tag)
-    return CustomEvent(name=CUSTOM_PREFIX + kind, value=msgspec.to_builtins(envelope.data), timestamp=at)
-
-
-def _details(data: NodeCompleted) -> dict[str, Any]:
-    return {"step": data.step, "latency_ms": data.latency_ms, "outcome": data.outcome, "summary": data.summary}
-
-
-def _milliseconds(at: str) -> int:
-    """An envelope's ``at`` (RFC 3339, UTC) as AG-UI's ``timestamp``: milliseconds since the Unix epoch."""
-    return int(datetime.fromisoformat(at).timestamp() * 1000)

@@ -1,28 +1,8 @@
-"""Who is asking: the subject behind a request's bearer token, or nobody in particular when identity is off."""
+"""Who is asking (``Principal``, ``ANONYMOUS``): the run core's notion (``api.runs.principal``), read from a bearer
+token by this package."""
 
 from __future__ import annotations
 
-import msgspec
+from api.runs.principal import ANONYMOUS, Principal
 
 __all__ = ("ANONYMOUS", "Principal")
-
-
-class Principal(msgspec.Struct, frozen=True, kw_only=True):
-    subject: str | None
-    """The token's subject (``sub``); None only for ``ANONYMOUS``."""
-    roles: frozenset[str] = frozenset()
-    account_id: str | None = None
-    """The account "my account" and "my invoice" mean for this subject."""
-    credential: str | None = None
-    """The SHA-256 (hex) of the bearer token this principal was read from: what ties an open stream to its
-    token when the token is revoked. Never the token itself."""
-    expires_at: float | None = None
-    """When the token stops being valid (a JWT's ``exp``, Unix seconds); None: when it is revoked."""
-
-    @property
-    def anonymous(self) -> bool:
-        return self.subject is None
-
-
-ANONYMOUS = Principal(subject=None)
-"""The one user of a service with identity off: it owns everything and decides everything."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from api.exceptions import ApiError
 from api.metrics.turns import WATCHED
+from api.runs.errors import RunsError
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -198,7 +198,7 @@ class MeteredLog:
         started = time.perf_counter()
         try:
             return await call
-        except ApiError:
+        except RunsError:
             raise  # an answer of the store (a session someone else owns), not a failure of it
         except Exception:
             errors = self._errors.get(operation)

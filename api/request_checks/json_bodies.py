@@ -34,9 +34,13 @@ def is_json_media_type(content_type: str) -> bool:
     return kind == "application" and (subtype == "json" or (subtype.endswith("+json") and len(subtype) > 5))
 
 
+_BODY_PARAMETERS = frozenset({"data", "body"})
+
+
 def takes_body(handler: BaseRouteHandler) -> bool:
-    """Whether the route reads a body: its handler has a ``data`` parameter, as Litestar names it."""
-    return "data" in inspect.signature(handler.fn).parameters
+    """Whether the route reads a body: its handler has a ``data`` parameter, as Litestar names it, or a ``body``
+    (``RawBody``: the JSON-RPC routes, A2A's and MCP's, which answer a body that is no JSON as JSON-RPC does)."""
+    return not _BODY_PARAMETERS.isdisjoint(inspect.signature(handler.fn).parameters)
 
 
 class JsonBodyCheck:

@@ -9,9 +9,9 @@ from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, QueryParameter
 
-from agent.graphs import RegisteredGraph
+from agent.graphs import GraphRegistry
 from api.agent_protocol.views import assistant_view, schema_view
-from api.exceptions import AssistantNotFound
+from api.graph_runs import graph_named
 from api.openapi import problem_responses
 from api.runs.registry import RunRegistry
 from contracts.agent_protocol import Assistant, AssistantSearch, GraphSchema
@@ -29,10 +29,12 @@ TAG = "agent-protocol"
     summary="The assistants: one per registered graph",
     responses=problem_responses(401, 413, 415, 422),
 )
-async def search_assistants(data: JSONBody[AssistantSearch], runs: NamedDependency[RunRegistry]) -> list[Assistant]:
+async def search_assistants(
+    data: JSONBody[AssistantSearch], runs: NamedDependency[RunRegistry], graphs: NamedDependency[GraphRegistry]
+) -> list[Assistant]:
     found = [
         assistant_view(registered, runs.started_at)
-        for registered in runs.graphs
+        for registered in graphs
         if (data.graph_id is None or registered.graph_id == data.graph_id)
         and (data.name is None or data.name.lower() in registered.name.lower())
         and _contains({"created_by": "system"}, data.metadata or {})
@@ -49,8 +51,10 @@ async def search_assistants(data: JSONBody[AssistantSearch], runs: NamedDependen
     summary="An assistant, by its id or its graph id",
     responses=problem_responses(401, 404),
 )
-async def get_assistant(assistant_id: FromPath[str], runs: NamedDependency[RunRegistry]) -> Assistant:
-    return assistant_view(_registered(runs, assistant_id), runs.started_at)
+async def get_assistant(
+    assistant_id: FromPath[str], runs: NamedDependency[RunRegistry], graphs: NamedDependency[GraphRegistry]
+) -> Assistant:
+    return assistant_view(graph_named(graphs, assistant_id), runs.started_at)
 
 
 @get(
@@ -62,7 +66,7 @@ async def get_assistant(assistant_id: FromPath[str], runs: NamedDependency[RunRe
 )
 async def get_assistant_graph(
     assistant_id: FromPath[str],
-    runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
     xray: Annotated[
         str,
         QueryParameter(
@@ -71,7 +75,7 @@ async def get_assistant_graph(
         ),
     ] = "false",
 ) -> dict[str, Any]:
-    registered = _registered(runs, assistant_id)
+    registered = graph_named(graphs, assistant_id)
     levels: bool | int = int(xray) if xray.isdigit() else xray.lower() == "true"
     async with registered.graph_for({"configurable": {}}) as graph:
         drawn = graph.get_graph(xray=levels).to_json()
@@ -88,15 +92,8 @@ async def get_assistant_graph(
     summary="The JSON schemas of the assistant's input, output, state, config and context",
     responses=problem_responses(401, 404),
 )
-async def get_assistant_schemas(assistant_id: FromPath[str], runs: NamedDependency[RunRegistry]) -> GraphSchema:
-    return schema_view(_registered(runs, assistant_id))
-
-
-def _registered(runs: RunRegistry, assistant_id: FromPath[str]) -> RegisteredGraph:
-    found = runs.graphs.get(assistant_id)
-    if found is None:
-        raise AssistantNotFound(f"There is no assistant {assistant_id!r}.")
-    return found
+async def get_assistant_schemas(assistant_id: FromPath[str], graphs: NamedDependency[GraphRegistry]) -> GraphSchema:
+    return schema_view(graph_named(graphs, assistant_id))
 
 
 def _contains(metadata: dict[str, Any], wanted: dict[str, Any]) -> bool:

@@ -24,7 +24,9 @@ from api.runs.log.records import FINISHED
 from contracts import RunSnapshot, SessionId
 
 if TYPE_CHECKING:
+    from api.runs.cluster.quotas import StreamQuota
     from api.runs.registry import RunRegistry
+    from api.runs.stream.follow import RunStreams
 
 __all__ = ("cancel_run", "get_run", "run_events")
 
@@ -73,6 +75,8 @@ async def get_run(
 async def run_events(
     run_id: RunIdPath,
     runs: NamedDependency[RunRegistry],
+    streams: NamedDependency[RunStreams],
+    quota: NamedDependency[StreamQuota],
     principal: NamedDependency[Principal],
     *,
     session_id: SessionQuery = None,
@@ -97,7 +101,7 @@ async def run_events(
     if snapshot.status in FINISHED and cursor >= snapshot.last_seq:
         # nothing can follow the terminal event: 204 is what makes a browser's EventSource stop reconnecting
         return Response(None, status_code=204)
-    return run_stream(runs, run_id, cursor, await open_slot(runs, principal))
+    return run_stream(streams, run_id, cursor, await open_slot(quota, principal))
 
 
 @post(

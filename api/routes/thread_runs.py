@@ -15,17 +15,24 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import Stream
 
+from agent.graphs import GraphRegistry
 from api.agent_protocol.requests import RequestedRun, read_run_request
 from api.agent_protocol.results import result_body
 from api.agent_protocol.stream import AgentProtocolStream
 from api.agent_protocol.views import SUPPORT_ASSISTANT_ID, run_view
 from api.auth import Principal
-from api.exceptions import RunRequestInvalid, SessionNotFound
+from api.graph_runs import answer_on_thread, start_on_thread
 from api.openapi import problem_responses
 from api.openapi.agent_protocol_stream import AgentProtocolStreamOperation
-from api.run_streams import open_slot, run_stream
+from api.run_streams import held_slot, open_slot, run_stream
+from api.runs.cluster.quotas import StreamQuota
+from api.runs.errors import RunNotPaused, RunRequestInvalid
 from api.runs.log.records import RunRecord
 from api.runs.registry import RunRegistry
+from api.runs.stream.follow import RunStreams
+from api.runs.stream.slot import StreamSlot
+from api.runs.threads import ThreadBook
+from api.streaming_response import EventStream
 from contracts.agent_protocol import RunCreate, ThreadRun
 
 __all__ = (
@@ -80,11 +87,14 @@ CancelOnDisconnect = Annotated[
 async def create_thread_run(
     thread_id: FromPath[str],
     data: JSONBody[RunCreate],
+    *,
     runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
     principal: NamedDependency[Principal],
 ) -> Response[ThreadRun]:
-    requested = read_run_request(data, runs.graphs, detached=True)
-    run_id, session_id, _ = await _start(runs, thread_id, requested, data, principal)
+    requested = read_run_request(data, graphs, detached=True)
+    run_id, session_id, _ = await _start(runs, threads, thread_id, requested, data=data, principal=principal)
     found = await runs.get(run_id, principal)
     return Response(
         run_view(found.record, SUPPORT_ASSISTANT_ID),
@@ -104,10 +114,18 @@ async def create_thread_run(
 async def stream_thread_run(
     thread_id: FromPath[str],
     data: JSONBody[RunCreate],
+    *,
     runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
+    streams: NamedDependency[RunStreams],
+    quota: NamedDependency[StreamQuota],
     principal: NamedDependency[Principal],
 ) -> Stream:
-    return await _stream_new_run(runs, thread_id, data, principal, stateless=False)
+    requested = read_run_request(data, graphs, detached=data.on_disconnect == "continue")
+    async with held_slot(quota, principal) as slot:
+        started = await _start(runs, threads, thread_id, requested, data=data, principal=principal)
+    return _stream(streams, requested, started, slot, subgraphs=data.stream_subgraphs, stateless=False)
 
 
 @post(
@@ -121,10 +139,16 @@ async def stream_thread_run(
 async def wait_thread_run(
     thread_id: FromPath[str],
     data: JSONBody[RunCreate],
+    *,
     runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
+    streams: NamedDependency[RunStreams],
     principal: NamedDependency[Principal],
 ) -> Stream:
-    return await _wait_new_run(runs, thread_id, data, principal)
+    requested = read_run_request(data, graphs, detached=data.on_disconnect == "continue")
+    run_id, session_id, after = await _start(runs, threads, thread_id, requested, data=data, principal=principal)
+    return _result(runs, streams, run_id, after, session_id)
 
 
 @get(
@@ -136,13 +160,15 @@ async def wait_thread_run(
 )
 async def list_thread_runs(
     thread_id: FromPath[str],
+    *,
     runs: NamedDependency[RunRegistry],
+    threads: NamedDependency[ThreadBook],
     principal: NamedDependency[Principal],
     limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 10,
     offset: Annotated[int, QueryParameter(ge=0)] = 0,
 ) -> list[ThreadRun]:
-    await runs.threads.get(thread_id, principal)
-    records = [found.record for run_id in await runs.threads.run_ids(thread_id) if (found := await runs.find(run_id))]
+    await threads.get(thread_id, principal)
+    records = [found.record for run_id in await threads.run_ids(thread_id) if (found := await runs.find(run_id))]
     records.sort(key=lambda record: record.snapshot.started_at, reverse=True)
     support = SUPPORT_ASSISTANT_ID
     return [run_view(record, support) for record in records[offset : offset + limit]]
@@ -175,13 +201,15 @@ async def get_thread_run(
 async def join_run(
     thread_id: FromPath[str],
     run_id: FromPath[str],
+    *,
     runs: NamedDependency[RunRegistry],
+    streams: NamedDependency[RunStreams],
     principal: NamedDependency[Principal],
     cancel_on_disconnect: CancelOnDisconnect = False,
 ) -> Stream:
     del cancel_on_disconnect
     found = await runs.get(run_id, principal, session_id=thread_id)
-    return _result(runs, found.run_id, 0, thread_id)
+    return _result(runs, streams, found.run_id, 0, thread_id)
 
 
 @get(
@@ -197,6 +225,8 @@ async def join_run_stream(
     run_id: FromPath[str],
     *,
     runs: NamedDependency[RunRegistry],
+    streams: NamedDependency[RunStreams],
+    quota: NamedDependency[StreamQuota],
     principal: NamedDependency[Principal],
     last_event_id: LastEventId = None,
     stream_mode: StreamModes = None,
@@ -205,7 +235,8 @@ async def join_run_stream(
     del cancel_on_disconnect
     found = await runs.get(run_id, principal, session_id=thread_id)
     return await _join(
-        runs,
+        streams,
+        quota,
         found.record,
         thread_id,
         last_event_id=last_event_id,
@@ -228,6 +259,7 @@ async def cancel_thread_run(
     run_id: FromPath[str],
     *,
     runs: NamedDependency[RunRegistry],
+    streams: NamedDependency[RunStreams],
     principal: NamedDependency[Principal],
     wait: Annotated[bool, QueryParameter(description="Answer the run's result once it has ended.")] = False,
     action: Annotated[
@@ -241,7 +273,7 @@ async def cancel_thread_run(
     await runs.cancel(found, principal)
     if not wait:
         return Response(None, status_code=202)
-    return _result(runs, run_id, cursor, thread_id)
+    return _result(runs, streams, run_id, cursor, thread_id)
 
 
 @post(
@@ -254,9 +286,19 @@ async def cancel_thread_run(
     responses=_STARTS,
 )
 async def stream_stateless_run(
-    data: JSONBody[RunCreate], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    data: JSONBody[RunCreate],
+    *,
+    runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
+    streams: NamedDependency[RunStreams],
+    quota: NamedDependency[StreamQuota],
+    principal: NamedDependency[Principal],
 ) -> Stream:
-    return await _stream_new_run(runs, None, data, principal, stateless=True)
+    requested = read_run_request(data, graphs, detached=data.on_disconnect == "continue")
+    async with held_slot(quota, principal) as slot:
+        started = await _start(runs, threads, None, requested, data=data, principal=principal)
+    return _stream(streams, requested, started, slot, subgraphs=data.stream_subgraphs, stateless=True)
 
 
 @post(
@@ -268,9 +310,17 @@ async def stream_stateless_run(
     responses=_STARTS,
 )
 async def wait_stateless_run(
-    data: JSONBody[RunCreate], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    data: JSONBody[RunCreate],
+    *,
+    runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
+    streams: NamedDependency[RunStreams],
+    principal: NamedDependency[Principal],
 ) -> Stream:
-    return await _wait_new_run(runs, None, data, principal)
+    requested = read_run_request(data, graphs, detached=data.on_disconnect == "continue")
+    run_id, session_id, after = await _start(runs, threads, None, requested, data=data, principal=principal)
+    return _result(runs, streams, run_id, after, session_id)
 
 
 @get(
@@ -285,6 +335,8 @@ async def join_stateless_run_stream(
     run_id: FromPath[str],
     *,
     runs: NamedDependency[RunRegistry],
+    streams: NamedDependency[RunStreams],
+    quota: NamedDependency[StreamQuota],
     principal: NamedDependency[Principal],
     last_event_id: LastEventId = None,
     stream_mode: StreamModes = None,
@@ -293,7 +345,8 @@ async def join_stateless_run_stream(
     del cancel_on_disconnect
     found = await runs.get(run_id, principal)
     return await _join(
-        runs,
+        streams,
+        quota,
         found.record,
         found.record.snapshot.session_id,
         last_event_id=last_event_id,
@@ -305,71 +358,59 @@ async def join_stateless_run_stream(
 
 async def _start(
     runs: RunRegistry,
+    threads: ThreadBook,
     thread_id: str | None,
     requested: RequestedRun,
+    *,
     data: RunCreate,
     principal: Principal,
 ) -> tuple[str, str, int]:
     """Start (or resume) the run on the thread; its id, its thread's, and the seq its stream starts after."""
-    if thread_id is None:
-        thread, _ = await runs.threads.create(None, {}, principal)
-    else:
-        try:
-            thread = await runs.threads.get(thread_id, principal)
-        except SessionNotFound:
-            if requested.resumes:  # an approver answers the interrupts of runs that are not theirs
-                thread = await runs.threads.for_decider(thread_id, principal)
-            elif data.if_not_exists != "create":
-                raise
-            else:
-                thread, _ = await runs.threads.create(thread_id, {}, principal)
     if requested.resumes:
-        run, after = await runs.resume_graph_run(
-            requested.registered, thread.thread_id, requested.resume, requested.options, principal
+        if thread_id is None:
+            raise RunNotPaused("A run on a thread of its own has no interrupt to answer: send `input`.")
+        run, after = await answer_on_thread(
+            runs,
+            threads,
+            requested.registered,
+            thread_id,
+            requested.resume,
+            options=requested.options,
+            principal=principal,
         )
-    else:
-        run, after = (
-            await runs.start_graph_run(
-                requested.registered,
-                thread.thread_id,
-                requested.input,
-                requested.options,
-                principal,
-                interrupt_busy=data.multitask_strategy == "interrupt",
-            ),
-            0,
-        )
-    await runs.threads.used(thread, requested.registered.graph_id)
-    return run.run_id, thread.thread_id, after
+        return run.run_id, run.session_id, after
+    run = await start_on_thread(
+        runs,
+        threads,
+        requested.registered,
+        thread_id,
+        requested.input,
+        options=requested.options,
+        principal=principal,
+        create=data.if_not_exists == "create",
+        interrupt_busy=data.multitask_strategy == "interrupt",
+    )
+    return run.run_id, run.session_id, 0
 
 
-async def _stream_new_run(
-    runs: RunRegistry,
-    thread_id: str | None,
-    data: RunCreate,
-    principal: Principal,
+def _stream(
+    streams: RunStreams,
+    requested: RequestedRun,
+    started: tuple[str, str, int],
+    slot: StreamSlot,
     *,
+    subgraphs: bool,
     stateless: bool,
 ) -> Stream:
-    requested = read_run_request(data, runs.graphs, detached=data.on_disconnect == "continue")
-    slot = await open_slot(runs, principal)
-    try:
-        run_id, session_id, after = await _start(runs, thread_id, requested, data, principal)
-    except BaseException:
-        await slot.release()
-        raise
-    encoder = AgentProtocolStream(thread_id=session_id, modes=requested.modes, subgraphs=data.stream_subgraphs)
-    return run_stream(runs, run_id, after, slot, encoder=encoder, headers=_locations(run_id, session_id, stateless))
-
-
-async def _wait_new_run(runs: RunRegistry, thread_id: str | None, data: RunCreate, principal: Principal) -> Stream:
-    requested = read_run_request(data, runs.graphs, detached=data.on_disconnect == "continue")
-    run_id, session_id, after = await _start(runs, thread_id, requested, data, principal)
-    return _result(runs, run_id, after, session_id)
+    """The stream of the run ``_start`` ``started`` (its id, its thread's, the seq it starts after)."""
+    run_id, thread_id, after = started
+    encoder = AgentProtocolStream(thread_id=thread_id, modes=requested.modes, subgraphs=subgraphs)
+    return run_stream(streams, run_id, after, slot, encoder=encoder, headers=_locations(run_id, thread_id, stateless))
 
 
 async def _join(
-    runs: RunRegistry,
+    streams: RunStreams,
+    quota: StreamQuota,
     record: RunRecord,
     thread_id: str,
     *,
@@ -385,15 +426,17 @@ async def _join(
     modes = [mode for mode in stream_mode or () if mode] or (record.graph.stream_modes if record.graph else [])
     subgraphs = record.graph.subgraphs if record.graph else True
     encoder = AgentProtocolStream(thread_id=thread_id, modes=modes, subgraphs=subgraphs)
-    slot = await open_slot(runs, principal)
+    slot = await open_slot(quota, principal)
     run_id = record.run_id
-    return run_stream(runs, run_id, cursor, slot, encoder=encoder, headers=_locations(run_id, thread_id, stateless))
+    return run_stream(streams, run_id, cursor, slot, encoder=encoder, headers=_locations(run_id, thread_id, stateless))
 
 
-def _result(runs: RunRegistry, run_id: str, after: int, thread_id: str) -> Stream:
-    """The run's result once it settles, with 200 whatever the route's own status (a cancel's is 202)."""
-    return Stream(
-        result_body(runs, run_id, after),
+def _result(runs: RunRegistry, streams: RunStreams, run_id: str, after: int, thread_id: str) -> Stream:
+    """The run's result once it settles, with 200 whatever the route's own status (a cancel's is 202). Its body is
+    sent as an event stream's is (``EventStream``): it ends when the client leaves or the token it was asked with
+    stops standing, so a wait is no way around a revocation."""
+    return EventStream(
+        result_body(runs, streams, run_id, after),
         status_code=200,
         media_type=_JSON,
         headers={

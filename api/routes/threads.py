@@ -13,15 +13,17 @@ from litestar import delete, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, QueryParameter
 
-from agent.graphs import SUPPORT_GRAPH_ID
+from agent.graphs import SUPPORT_GRAPH_ID, GraphRegistry
 from api.agent_protocol.state import thread_graph, thread_history, thread_state, update_thread_state
 from api.agent_protocol.views import thread_metadata, thread_view
 from api.auth import Principal
-from api.exceptions import RunRequestInvalid, SessionBusy, ThreadExists
+from api.exceptions import ThreadExists
 from api.openapi import problem_responses
 from api.runs.erasure import SessionErasure
+from api.runs.errors import RunRequestInvalid, SessionBusy
 from api.runs.log.threads import ThreadRecord
 from api.runs.registry import RunRegistry
+from api.runs.threads import ThreadBook
 from contracts.agent_protocol import (
     ThreadCreate,
     ThreadHistoryRequest,
@@ -56,12 +58,17 @@ TAG = "agent-protocol"
     responses=problem_responses(401, 404, 409, 413, 415, 422),
 )
 async def create_thread(
-    data: JSONBody[ThreadCreate], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    data: JSONBody[ThreadCreate],
+    *,
+    runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
+    principal: NamedDependency[Principal],
 ) -> ThreadSummary:
-    thread, created = await runs.threads.create(data.thread_id, dict(data.metadata or {}), principal)
+    thread, created = await threads.create(data.thread_id, dict(data.metadata or {}), principal)
     if not created and data.if_exists == "raise":
         raise ThreadExists(f"Thread {thread.thread_id} exists; ask with if_exists `do_nothing` to get it.")
-    return await summary(runs, thread)
+    return await summary(runs, graphs, threads, thread)
 
 
 @get(
@@ -72,9 +79,14 @@ async def create_thread(
     responses=problem_responses(401, 404),
 )
 async def get_thread(
-    thread_id: FromPath[str], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    thread_id: FromPath[str],
+    *,
+    runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
+    principal: NamedDependency[Principal],
 ) -> ThreadSummary:
-    return await summary(runs, await runs.threads.get(thread_id, principal))
+    return await summary(runs, graphs, threads, await threads.get(thread_id, principal))
 
 
 @delete(
@@ -100,24 +112,29 @@ async def delete_thread(
     responses=problem_responses(401, 413, 415, 422),
 )
 async def search_threads(
-    data: JSONBody[ThreadSearch], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
+    data: JSONBody[ThreadSearch],
+    *,
+    runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
+    principal: NamedDependency[Principal],
 ) -> list[ThreadSummary]:
-    threads = [
+    found = [
         thread
-        for thread in await runs.threads.search(principal)
+        for thread in await threads.search(principal)
         if (data.ids is None or thread.thread_id in data.ids)
         and _contains(thread_metadata(thread), data.metadata or {})
     ]
     statuses: dict[str, ThreadStatus] = {}
     if data.status is not None or data.sort_by == "status":
-        statuses = {thread.thread_id: await _status(runs, thread.thread_id) for thread in threads}
-        threads = [thread for thread in threads if data.status in (None, statuses[thread.thread_id])]
+        statuses = {thread.thread_id: await _status(runs, threads, thread.thread_id) for thread in found}
+        found = [thread for thread in found if data.status in (None, statuses[thread.thread_id])]
     newest_first = data.sort_order != "asc"
     if data.sort_by == "status":
-        threads.sort(key=lambda thread: statuses[thread.thread_id], reverse=newest_first)
+        found.sort(key=lambda thread: statuses[thread.thread_id], reverse=newest_first)
     else:
-        threads.sort(key=attrgetter(data.sort_by or "updated_at"), reverse=newest_first)
-    return [await summary(runs, thread) for thread in threads[data.offset : data.offset + data.limit]]
+        found.sort(key=attrgetter(data.sort_by or "updated_at"), reverse=newest_first)
+    return [await summary(runs, graphs, threads, thread) for thread in found[data.offset : data.offset + data.limit]]
 
 
 @get(
@@ -129,12 +146,14 @@ async def search_threads(
 )
 async def get_thread_state(
     thread_id: FromPath[str],
-    runs: NamedDependency[RunRegistry],
+    *,
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
     principal: NamedDependency[Principal],
     subgraphs: Annotated[bool, QueryParameter(description="Accepted; subgraph states are not nested.")] = False,
 ) -> ThreadState:
     del subgraphs
-    return await thread_state(runs.graphs, await runs.threads.get(thread_id, principal))
+    return await thread_state(graphs, await threads.get(thread_id, principal))
 
 
 @post(
@@ -148,16 +167,18 @@ async def get_thread_state(
 async def update_thread_state_route(
     thread_id: FromPath[str],
     data: JSONBody[ThreadStateUpdate],
-    runs: NamedDependency[RunRegistry],
+    *,
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
     principal: NamedDependency[Principal],
 ) -> ThreadStateUpdated:
-    thread = await runs.threads.get(thread_id, principal)
-    if thread_graph(runs.graphs, thread).graph_id == SUPPORT_GRAPH_ID:
+    thread = await threads.get(thread_id, principal)
+    if thread_graph(graphs, thread).graph_id == SUPPORT_GRAPH_ID:
         raise RunRequestInvalid("The support agent's state is written by its turns only (its guardrails see all).")
-    if (active := await runs.threads.active_run(thread_id)) is not None:
+    if (active := await threads.active_run(thread_id)) is not None:
         raise SessionBusy(f"Thread {thread_id} has run {active} unfinished.", run_id=active)
-    checkpoint = await update_thread_state(runs.graphs, thread, data.values, data.as_node)
-    await runs.threads.used(thread, thread_graph(runs.graphs, thread).graph_id)
+    checkpoint = await update_thread_state(graphs, thread, data.values, data.as_node)
+    await threads.used(thread, thread_graph(graphs, thread).graph_id)
     return ThreadStateUpdated(checkpoint=checkpoint)
 
 
@@ -172,32 +193,34 @@ async def update_thread_state_route(
 async def get_thread_history(
     thread_id: FromPath[str],
     data: JSONBody[ThreadHistoryRequest],
-    runs: NamedDependency[RunRegistry],
+    *,
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
     principal: NamedDependency[Principal],
 ) -> list[ThreadState]:
-    thread = await runs.threads.get(thread_id, principal)
-    return await thread_history(runs.graphs, thread, limit=data.limit, before=data.before)
+    thread = await threads.get(thread_id, principal)
+    return await thread_history(graphs, thread, limit=data.limit, before=data.before)
 
 
-async def summary(runs: RunRegistry, thread: ThreadRecord) -> ThreadSummary:
+async def summary(runs: RunRegistry, graphs: GraphRegistry, threads: ThreadBook, thread: ThreadRecord) -> ThreadSummary:
     """The thread as the Agent Server shows it: status from its runs, values and interrupts from its state."""
-    state = await thread_state(runs.graphs, thread)
+    state = await thread_state(graphs, thread)
     return thread_view(
         thread,
-        status=await _status(runs, thread.thread_id),
+        status=await _status(runs, threads, thread.thread_id),
         values=state.values if state.checkpoint is not None else None,
         interrupts=[ThreadInterrupt(value=interrupt.value, id=interrupt.id) for interrupt in state.interrupts],
     )
 
 
-async def _status(runs: RunRegistry, thread_id: FromPath[str]) -> ThreadStatus:
+async def _status(runs: RunRegistry, threads: ThreadBook, thread_id: str) -> ThreadStatus:
     """``busy`` while a run runs, ``interrupted`` while one waits at an interrupt, ``error`` when the newest run
     failed (a cancelled one leaves the thread ``idle``), else ``idle``."""
-    active = await runs.threads.active_run(thread_id)
+    active = await threads.active_run(thread_id)
     found = None if active is None else await runs.find(active)
     if found is not None:
         return "interrupted" if found.current_snapshot().status == "waiting" else "busy"
-    last = await runs.threads.last_run(thread_id)
+    last = await threads.last_run(thread_id)
     return "error" if last is not None and last.snapshot.status == "failed" else "idle"
 
 

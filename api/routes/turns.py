@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from litestar import Request, Response, post
@@ -10,15 +12,20 @@ from litestar.di import NamedDependency
 from litestar.params import JSONBody
 
 from api.auth import Principal
-from api.exceptions import RunCancelled, TurnFailed
+from api.auth.streams import hold_stream
+from api.exceptions import RunCancelled, TokenRejected, TurnFailed
 from api.negotiation import wants_event_stream
 from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, ResumeOperation, TurnOperation, problem_responses
-from api.run_streams import no_slot, open_slot, run_stream
+from api.run_streams import held_slot, no_slot, run_stream
 from contracts import ChatRequest, ChatResponse, ResumeRequest
 
 if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
+
+    from api.runs.cluster.quotas import StreamQuota
     from api.runs.registry import RunRegistry
     from api.runs.run import Run
+    from api.runs.stream.follow import RunStreams
     from api.runs.stream.slot import StreamSlot
 
 __all__ = ("chat", "resume_chat")
@@ -37,17 +44,16 @@ CLIENT_CLOSED_REQUEST = 499
 )
 async def chat(
     data: JSONBody[ChatRequest],
+    *,
     request: Request[Any, Any, Any],
     runs: NamedDependency[RunRegistry],
+    streams: NamedDependency[RunStreams],
+    quota: NamedDependency[StreamQuota],
     principal: NamedDependency[Principal],
 ) -> Response[Any]:
-    slot = await _slot_if_streaming(request, runs, principal)
-    try:
+    async with _slot_if_streaming(request, quota, principal) as slot:
         run = await runs.start_turn(data.message, data.session_id, principal)
-    except BaseException:
-        await slot.release()
-        raise
-    return await _answer(request, runs, run, after=0, slot=slot)
+    return await _answer(request, runs, streams, run, after=0, slot=slot)
 
 
 @post(
@@ -61,43 +67,75 @@ async def chat(
 )
 async def resume_chat(
     data: JSONBody[ResumeRequest],
+    *,
     request: Request[Any, Any, Any],
     runs: NamedDependency[RunRegistry],
+    streams: NamedDependency[RunStreams],
+    quota: NamedDependency[StreamQuota],
     principal: NamedDependency[Principal],
 ) -> Response[Any]:
-    slot = await _slot_if_streaming(request, runs, principal)
-    try:
+    async with _slot_if_streaming(request, quota, principal) as slot:
         run, cursor = await runs.resume(data, principal)
-    except BaseException:
-        await slot.release()
-        raise
-    return await _answer(request, runs, run, after=cursor, slot=slot)
+    return await _answer(request, runs, streams, run, after=cursor, slot=slot)
 
 
-async def _slot_if_streaming(request: Request[Any, Any, Any], runs: RunRegistry, principal: Principal) -> StreamSlot:
+def _slot_if_streaming(
+    request: Request[Any, Any, Any], quota: StreamQuota, principal: Principal
+) -> AbstractAsyncContextManager[StreamSlot]:
     """A stream slot taken before the turn starts, so a 429 changes nothing; an empty one for JSON."""
     if wants_event_stream(request.headers.get("accept")):
-        return await open_slot(runs, principal)
-    return no_slot(runs)
+        return held_slot(quota, principal)
+    return nullcontext(no_slot(quota))
 
 
 async def _answer(
-    request: Request[Any, Any, Any], runs: RunRegistry, run: Run, *, after: int, slot: StreamSlot
+    request: Request[Any, Any, Any],
+    runs: RunRegistry,
+    streams: RunStreams,
+    run: Run,
+    *,
+    after: int,
+    slot: StreamSlot,
 ) -> Response[Any]:
     names = {RUN_ID_HEADER: run.run_id, SESSION_ID_HEADER: run.session_id}
     if wants_event_stream(request.headers.get("accept")):
-        return run_stream(runs, run.run_id, after, slot, headers=names)
-    with runs.subscribed(run.run_id):
-        settled = asyncio.ensure_future(run.wait_settled(after))
-        left = asyncio.ensure_future(_disconnected(request))
-        try:
-            await asyncio.wait({settled, left}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            settled.cancel()
-            left.cancel()
+        return run_stream(streams, run.run_id, after, slot, headers=names)
+    await _wait_settled(request, runs, run, after)
     if not (run.fenced or run.settled_after(after)):
         return Response(None, status_code=CLIENT_CLOSED_REQUEST)  # nobody is there to read it
     return Response(_outcome(run), headers=names)
+
+
+async def _wait_settled(request: Request[Any, Any, Any], runs: RunRegistry, run: Run, after: int) -> None:
+    """Wait until the run settles after ``after`` or the client leaves. The wait is held as a stream is
+    (``hold_stream``): when the token it was made with stops standing, it ends with a ``401`` (the run goes on)."""
+    held = hold_stream(request.scope)
+    try:
+        with runs.subscribed(run.run_id):
+            settled = asyncio.ensure_future(run.wait_settled(after))
+            left = asyncio.ensure_future(_disconnected(request))
+            try:
+                await asyncio.wait({settled, left}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                settled.cancel()
+                left.cancel()
+    except asyncio.CancelledError:
+        if held is None or not held.ended:
+            raise
+        task = asyncio.current_task()
+        assert task is not None
+        task.uncancel()
+        raise _no_longer_stands(held.principal) from None
+    finally:
+        if held is not None:
+            held.release()
+
+
+def _no_longer_stands(principal: Principal) -> TokenRejected:
+    """What a request made with ``principal``'s token would be told now: its JWT expired, or it was revoked."""
+    if principal.expires_at is not None and principal.expires_at <= time.time():
+        return TokenRejected("token_expired", "The bearer token expired while the turn ran; the run goes on.")
+    return TokenRejected("token_unknown", "The bearer token was revoked while the turn ran; the run goes on.")
 
 
 def _outcome(run: Run) -> ChatResponse:

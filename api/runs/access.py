@@ -15,17 +15,16 @@ from typing import TYPE_CHECKING
 from api.runs.log.ownership import SessionAccess
 
 if TYPE_CHECKING:
-    from api.auth.config import AuthConfig
-    from api.auth.principal import Principal
     from api.runs.log.records import RunRecord
+    from api.runs.principal import Principal
 
 __all__ = ("AccessPolicy",)
 
 
 class AccessPolicy:
-    def __init__(self, config: AuthConfig) -> None:
-        self.approver_role = config.approver_role
-        self._legacy_subject = config.legacy_subject
+    def __init__(self, *, approver_role: str | None, legacy_subject: str | None) -> None:
+        self.approver_role = approver_role
+        self._legacy_subject = legacy_subject
 
     def session_access(self, principal: Principal) -> SessionAccess:
         return SessionAccess(

@@ -25,7 +25,7 @@ import msgspec
 
 from agent import carries_personal_data
 from agent.stores import is_store_failure
-from api.exceptions import RunFinished, RunNotPaused, SessionBusy, SessionIdRefused, SessionNotFound
+from api.runs.errors import RunFinished, RunNotPaused, SessionBusy, SessionIdRefused, SessionNotFound
 from api.runs.log.protocols import Forgetting, SessionStore
 from api.runs.log.records import FINISHED
 
@@ -33,9 +33,9 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Sequence
 
     from agent.stores import AgentStores
-    from api.auth import Principal
     from api.runs.access import AccessPolicy
     from api.runs.log.records import RunRecord
+    from api.runs.principal import Principal
     from api.runs.run import Run
     from contracts import RunSnapshot
 
@@ -127,6 +127,14 @@ class StoreEraser:
         await self._log.forget_sessions(sessions)
         return Forgotten(runs=len(runs), events=events, sessions=len(sessions), interactions=interactions)
 
+    async def forget_subjects(self, subjects: Sequence[str]) -> int:
+        """Remove the long-term store's items of ``subjects`` (the store spans their threads, so erasing a session
+        leaves it; a deleted account takes it); how many went."""
+        store = self._stores.graph_store
+        if store is None:
+            return 0
+        return sum([await store.erase_subject(subject) for subject in subjects])
+
     async def compact(self) -> None:
         await self._log.compact()
         await self._stores.compact()
@@ -197,13 +205,22 @@ class SessionErasure:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._runs.unfollowed(deleting.run_id), _FOLLOWERS_LEAVE_S)
         sessions = sorted({*await self._log.account_sessions(account_id), deleting.session_id})
+        owners = {deleting.record.owner}
+        for session_id in sessions:
+            known, owner = await self._log.session_owner(session_id)
+            if known:
+                owners.add(owner)
         try:
             forgotten = await self._erase(sessions)
+            items = await self._eraser.forget_subjects(sorted(owner for owner in owners if owner is not None))
         except Exception:
             logger.exception("erasing the %d sessions of a deleted account failed", len(sessions))
             return
         logger.info(
-            "erased the sessions of a deleted account: %d sessions, %d runs", forgotten.sessions, forgotten.runs
+            "erased the sessions of a deleted account: %d sessions, %d runs, %d store items",
+            forgotten.sessions,
+            forgotten.runs,
+            items,
         )
 
     async def _erase(self, session_ids: list[str]) -> Forgotten:

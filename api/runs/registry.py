@@ -17,8 +17,12 @@ import msgspec
 from langgraph.types import Command
 
 from agent import carries_personal_data, format_timestamp
-from agent.graphs import SUPPORT_GRAPH_ID, RunContext
-from api.exceptions import (
+from agent.graphs import SUPPORT_GRAPH_ID, RunContext, approval_for
+from api.runs.access import AccessPolicy
+from api.runs.cluster.quotas import LocalStreamQuota
+from api.runs.disconnects import Disconnects
+from api.runs.erasure import SessionErasure, StoreEraser
+from api.runs.errors import (
     ApprovalNotFound,
     NotAnApprover,
     NotTheOwner,
@@ -26,22 +30,18 @@ from api.exceptions import (
     RunNotFound,
     RunNotPaused,
     RunRequestInvalid,
-    ServiceUnavailable,
+    RunsUnavailable,
     SessionBusy,
     SessionIdRefused,
+    SessionNotFound,
 )
-from api.runs.access import AccessPolicy
-from api.runs.cluster.quotas import LocalStreamQuota
-from api.runs.disconnects import Disconnects
-from api.runs.erasure import SessionErasure, StoreEraser
 from api.runs.executor import execute_graph
 from api.runs.log.records import FINISHED, GraphRun, RunRecord
 from api.runs.retention import RetentionLoop
 from api.runs.run import Run
 from api.runs.run_options import graph_run_config
-from api.runs.stream.envelopes import EnvelopeStream
 from api.runs.stream.follow import RunStreams
-from api.runs.stream.frames import EnvelopeEncoder, retry_frame
+from api.runs.stream.frames import EnvelopeEncoder
 from api.runs.threads import ThreadBook
 from contracts import ApprovalRequest, ErrorInfo, RunSnapshot
 
@@ -50,13 +50,13 @@ if TYPE_CHECKING:
 
     from agent import Agent, Clock, IdFactory
     from agent.graphs import GraphRegistry, RegisteredGraph
-    from api.auth import Principal
     from api.runs.cluster.protocol import Cluster
     from api.runs.cluster.quotas import StreamQuota
     from api.runs.log.protocols import EventLog
+    from api.runs.principal import Principal
+    from api.runs.settings import RunSettings
     from api.runs.stream.feed import Follower, RunFeed
-    from api.settings import Settings
-    from contracts import ResumeRequest
+    from contracts import PendingApproval, ResumeRequest
 
 __all__ = ("RunRegistry",)
 
@@ -78,7 +78,7 @@ class RunRegistry:
         self,
         agent: Agent,
         log: EventLog,
-        settings: Settings,
+        settings: RunSettings,
         *,
         clock: Clock,
         ids: IdFactory,
@@ -94,9 +94,9 @@ class RunRegistry:
         self.settings = settings
         self.clock = clock
         self.cluster = cluster
-        self.access = AccessPolicy(settings.auth)
+        self.access = AccessPolicy(approver_role=settings.approver_role, legacy_subject=settings.legacy_subject)
         self.stream_quota: StreamQuota = (
-            cluster.streams if cluster is not None else LocalStreamQuota(settings.auth.streams_per_subject)
+            cluster.streams if cluster is not None else LocalStreamQuota(settings.streams_per_subject)
         )
         """Open event streams per subject (``HARNESS_STREAMS_PER_SUBJECT``), across the instances."""
         self._ids = ids
@@ -117,9 +117,9 @@ class RunRegistry:
             envelopes=self._envelopes,
             clock=clock,
             heartbeat_s=settings.heartbeat_s,
+            retry_ms=settings.retry_ms,
         )
         """Every stream of a run on this instance follows it here, in the encoding of its protocol."""
-        self._opening = retry_frame(settings.retry_ms)
         self.threads = ThreadBook(log, access=self.access, ids=ids, clock=clock)
         """The Agent Protocol's threads (sessions with a graph, metadata and times)."""
         self.eraser = StoreEraser(log, agent.stores)
@@ -324,17 +324,25 @@ class RunRegistry:
     async def check(self) -> None:
         """Raise ``ServiceUnavailable`` unless the service can take turns now."""
         if self.closing:
-            raise ServiceUnavailable("The service is shutting down.")
+            raise RunsUnavailable("The service is shutting down.")
         try:
             await self.log.check()
             if self.cluster is not None:
                 await self.cluster.check()
         except Exception as exc:
-            raise ServiceUnavailable(f"A store the service needs is unreachable ({_why(exc)}).") from exc
+            raise RunsUnavailable(f"A store the service needs is unreachable ({_why(exc)}).") from exc
 
-    def envelopes(self, run_id: str) -> EnvelopeStream:
-        """The service's own encoding of a stream of ``run_id``."""
-        return EnvelopeStream(run_id, self._opening)
+    async def active_run_of(self, session_id: str, principal: Principal) -> str | None:
+        """The session's unfinished run (running, or waiting for a person), if it has one; a session of another
+        subject does not exist for ``principal`` (404), an unknown one has no active run."""
+        known, owner = await self.log.session_owner(session_id)
+        if known and not self.access.session_access(principal).may_continue(owner):
+            raise SessionNotFound(f"There is no session {session_id}.")
+        run_id = await self.log.active_run(session_id)
+        if run_id is None:
+            return None
+        await self.get(run_id, principal, session_id=session_id)
+        return run_id
 
     # --- looking runs up ---
 
@@ -369,19 +377,27 @@ class RunRegistry:
             snapshot, pending = record.snapshot, record.snapshot.pending_approval
             if pending is None or not self.access.may_decide(principal, record):
                 continue
-            requests.append(
+            graph = record.graph
+            asked: list[tuple[PendingApproval, str | None]] = (
+                [(approval_for(interrupt), interrupt.id) for interrupt in graph.interrupts]
+                if graph is not None and graph.interrupts
+                else [(pending, None)]
+            )
+            requests += [
                 ApprovalRequest(
                     run_id=snapshot.run_id,
                     session_id=snapshot.session_id,
-                    approval_id=pending.approval_id,
-                    action=pending.action,
-                    summary=pending.summary,
+                    approval_id=approval.approval_id,
+                    action=approval.action,
+                    summary=approval.summary,
                     requested_by=record.owner,
                     requested_at=snapshot.updated_at,
-                    graph_id=None if record.graph is None else record.graph.graph_id,
-                    assistant_id=None if record.graph is None else record.graph.assistant_id,
+                    graph_id=None if graph is None else graph.graph_id,
+                    assistant_id=None if graph is None else graph.assistant_id,
+                    interrupt_id=interrupt_id,
                 )
-            )
+                for approval, interrupt_id in asked
+            ]
         return requests
 
     # --- followers (streams and JSON callers), and the other instances ---
@@ -514,7 +530,7 @@ class RunRegistry:
 
     def _refuse_when_closing(self) -> None:
         if self.closing:
-            raise ServiceUnavailable("The service is shutting down; try again shortly.")
+            raise RunsUnavailable("The service is shutting down; try again shortly.")
 
 
 async def _settled_snapshot(run: Run, cursor: int) -> RunSnapshot:

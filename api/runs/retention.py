@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from agent import Clock
     from api.runs.cluster.protocol import Cluster
     from api.runs.erasure import StoreEraser
-    from api.settings import Settings
+    from api.runs.settings import RunSettings
 
 __all__ = ("RetentionLoop", "cutoff")
 
@@ -34,7 +34,7 @@ def cutoff(now_ns: int, older_than_s: float) -> str:
 
 
 class RetentionLoop:
-    def __init__(self, eraser: StoreEraser, settings: Settings, *, clock: Clock, cluster: Cluster | None) -> None:
+    def __init__(self, eraser: StoreEraser, settings: RunSettings, *, clock: Clock, cluster: Cluster | None) -> None:
         assert settings.retention_days is not None, "retention is on"
         self._eraser = eraser
         self._older_than_s = settings.retention_days * _DAY_S

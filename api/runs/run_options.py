@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from api.exceptions import RunRequestInvalid
+from agent.stores import STORE_SUBJECT_KEY, subject_label
+from api.runs.errors import RunRequestInvalid
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -96,7 +97,9 @@ def graph_run_config(run: Run, registered: RegisteredGraph, options: GraphRun | 
         "graph_id": registered.graph_id,
         "assistant_id": registered.assistant_id,
     }
-    config["configurable"] = {**config.get("configurable", {}), **names}
+    # whose items the graphs' long-term store reads and writes in this run (``agent.stores.graph_store``)
+    store_subject = {STORE_SUBJECT_KEY: subject_label(run.record.owner)}
+    config["configurable"] = {**config.get("configurable", {}), **names, **store_subject}
     metadata = without_reserved(options.metadata) if options is not None else {}
     config["metadata"] = {**config.get("metadata", {}), **metadata, **names}
     return config  # type: ignore[return-value]  # a RunnableConfig is this dict

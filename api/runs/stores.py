@@ -13,13 +13,13 @@ if TYPE_CHECKING:
     from agent.stores import AgentStores
     from api.runs.cluster.protocol import Cluster
     from api.runs.log.protocols import EventLog
-    from api.settings import Settings
+    from api.runs.settings import RunSettings
 
 __all__ = ("check_run_stores_open", "check_stores", "open_run_stores")
 
 
 @asynccontextmanager
-async def open_run_stores(settings: Settings, stores: AgentStores) -> AsyncIterator[tuple[EventLog, Cluster | None]]:
+async def open_run_stores(settings: RunSettings, stores: AgentStores) -> AsyncIterator[tuple[EventLog, Cluster | None]]:
     if settings.redis_url is None:
         path = settings.agent.data_dir / "events.sqlite"
         yield SqliteEventLog(path, replay_window=settings.replay_window, sealer=stores.sealer), None
@@ -30,7 +30,7 @@ async def open_run_stores(settings: Settings, stores: AgentStores) -> AsyncItera
         yield log, cluster
 
 
-async def check_stores(settings: Settings) -> None:
+async def check_stores(settings: RunSettings) -> None:
     """Raise ``StoreUnavailable`` with one clear line unless every configured shared store answers."""
     if settings.redis_url is None or settings.agent.database_url is None:
         return
@@ -42,7 +42,7 @@ async def check_stores(settings: Settings) -> None:
     await probe(settings.agent.database_url)
 
 
-async def check_run_stores_open(settings: Settings) -> None:
+async def check_run_stores_open(settings: RunSettings) -> None:
     """Open every store, the run stores with the agent's, and close them again: a key that does not fit them, or
     plain values where a key is set, raises ``EncryptionKeyError`` before anything is served."""
     from agent.stores import open_stores

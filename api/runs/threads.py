@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING, Protocol
 
 from agent import carries_personal_data, format_timestamp
-from api.exceptions import SessionIdRefused, SessionNotFound, ThreadIdInvalid
+from api.runs.errors import SessionIdRefused, SessionNotFound, ThreadIdInvalid
 from api.runs.log.protocols import RunStore, SessionStore, ThreadStore
 from api.runs.log.threads import ThreadRecord
 from contracts import ID_PATTERN
@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agent import Clock, IdFactory
-    from api.auth import Principal
     from api.runs.access import AccessPolicy
     from api.runs.log.records import RunRecord
+    from api.runs.principal import Principal
 
 __all__ = ("ThreadBook", "ThreadLog")
 

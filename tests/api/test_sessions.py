@@ -154,6 +154,9 @@ async def test_a_deleted_account_takes_its_sessions_with_it(identity_client: Asy
     client = identity_client
     earlier = await chat(client, QUESTION, **ALICE)
     bobs = await chat(client, QUESTION, **BOB)
+    for headers in (ALICE, BOB):
+        item = {"namespace": ["memories"], "key": "tone", "value": {"likes": "short answers"}}
+        assert (await client.put("/store/items", json=item, headers=headers)).status_code == 204
     paused = await chat(client, {"message": "Please delete account ACC-2001."}, **ALICE)
     assert paused["pending_approval"]["action"] == "delete_account"
 
@@ -164,6 +167,9 @@ async def test_a_deleted_account_takes_its_sessions_with_it(identity_client: Asy
     assert await gone(client, earlier["run_id"], ALICE), "an earlier session of the account"
     assert await gone(client, paused["run_id"], ALICE), "the session that deleted it"
     assert (await client.get(f"/runs/{bobs['run_id']}", headers=BOB)).status_code == 200, "another account's"
+    stored = {"namespace": "memories", "key": "tone"}
+    assert (await client.get("/store/items", params=stored, headers=ALICE)).status_code == 404, "the account's memory"
+    assert (await client.get("/store/items", params=stored, headers=BOB)).status_code == 200, "another account's"
 
 
 async def test_a_rejected_deletion_erases_nothing(identity_client: AsyncTestClient) -> None:

@@ -103,6 +103,26 @@ async def test_a_non_approver_cannot_resume_its_run_through_the_run_config(appro
                 assert answer.headers["content-type"].startswith("application/problem+json"), (route, where)
             stateless = {"assistant_id": "react_agent", "input": REFUND, **options}
             refused[("/runs/wait", where)] = (await http.post("/runs/wait", json=stateless)).status_code
+        for where, options in _reserved_options(waiting):
+            if "metadata" in options:
+                continue  # the chat protocols take no run metadata
+            ag_ui = {
+                "threadId": thread_id,
+                "runId": "agui-1",
+                "messages": [{"id": "m1", "role": "user", "content": "Please refund order A-1001."}],
+                "forwardedProps": options,
+            }
+            answer = await http.post("/ag-ui/react_agent", json=ag_ui)
+            refused[("/ag-ui/react_agent", where)] = answer.status_code
+            assert f"$.forwardedProps.{where}" in answer.text, answer.text
+            chat = {
+                "id": thread_id,
+                "messages": [{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "Refund A-1001."}]}],
+                **options,
+            }
+            refused[("/ai-sdk/react_agent/chat", where)] = (
+                await http.post("/ai-sdk/react_agent/chat", json=chat)
+            ).status_code
         state = (await http.get(f"/threads/{thread_id}/state")).json()
         runs = (await http.get(f"/threads/{thread_id}/runs")).json()
 

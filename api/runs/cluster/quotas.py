@@ -8,13 +8,14 @@ quota counts across every instance in Redis, each slot expiring unless its insta
 from __future__ import annotations
 
 import itertools
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-from api.exceptions import TooManyStreams
+from api.runs.errors import TooManyStreams
 
 __all__ = ("LocalStreamQuota", "StreamQuota", "too_many")
 
 
+@runtime_checkable  # a Litestar dependency: its value is checked against it
 class StreamQuota(Protocol):
     async def acquire(self, subject: str) -> str:
         """A slot for one more stream of ``subject``, or ``TooManyStreams``."""

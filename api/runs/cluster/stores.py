@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from agent.stores import AgentStores
-    from api.settings import Settings
+    from api.runs.settings import RunSettings
 
 __all__ = ("instance_name", "open_redis_stores")
 
@@ -41,7 +41,7 @@ def instance_name() -> str:
 
 @asynccontextmanager
 async def open_redis_stores(
-    settings: Settings, stores: AgentStores
+    settings: RunSettings, stores: AgentStores
 ) -> AsyncIterator[tuple[RedisEventLog, RedisCluster]]:
     assert settings.redis_url is not None, "the shared stores need Redis"
     database = stores.database
@@ -77,7 +77,7 @@ async def open_redis_stores(
         keys=keys,
         instance=instance,
         lease_s=settings.run_lease_s,
-        streams_per_subject=settings.auth.streams_per_subject,
+        streams_per_subject=settings.streams_per_subject,
     )
     try:
         yield log, cluster

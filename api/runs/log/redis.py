@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from redis.exceptions import NoScriptError
 
 from agent.stores import check_key, is_store_failure
-from api.exceptions import SessionBusy, SessionNotFound
+from api.runs.errors import SessionBusy, SessionNotFound
 from api.runs.log.records import EncodedRecord, StoredEvent, envelope_of_frame, open_record, where_event
 from api.runs.log.redis_entries import entry_blob, entry_events
 from api.runs.log.redis_key_check import RedisKeyCheck

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from agent import Sealer
     from agent.stores import AgentStores
-    from api.settings import Settings
+    from api.runs.settings import RunSettings
 
 __all__ = ("reseal_run_stores",)
 
@@ -44,7 +44,7 @@ POSTGRES_COLUMNS = [
 ]
 
 
-async def reseal_run_stores(settings: Settings, stores: AgentStores, batch: int) -> dict[str, int]:
+async def reseal_run_stores(settings: RunSettings, stores: AgentStores, batch: int) -> dict[str, int]:
     """The run stores re-sealed, each marked sealed once done: the events' file, or Redis and the archive (and
     with the archive, the PostgreSQL database, whose agent tables the caller re-sealed before)."""
     sealer = stores.sealer

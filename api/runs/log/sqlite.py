@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import msgspec
 
 from agent.stores import SqliteFileKeyCheck, check_key, private_sqlite_file, scrub
-from api.exceptions import SessionBusy, SessionNotFound
+from api.runs.errors import SessionBusy, SessionNotFound
 from api.runs.log.records import (
     FINISHED,
     EncodedRecord,

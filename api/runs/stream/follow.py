@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Protocol
 from agent import format_timestamp
 from api.runs.log.commit_window import GATHER_S
 from api.runs.log.records import FINISHED, StoredEvent
+from api.runs.stream.envelopes import EnvelopeStream
+from api.runs.stream.frames import retry_frame
 from contracts import Snapshot
 
 if TYPE_CHECKING:
@@ -77,6 +79,7 @@ class RunStreams:
         envelopes: EnvelopeEncoder,
         clock: Clock,
         heartbeat_s: float,
+        retry_ms: int,
     ) -> None:
         self._log = log
         self._feed = feed
@@ -85,6 +88,11 @@ class RunStreams:
         self._envelopes = envelopes
         self._clock = clock
         self._heartbeat_s = heartbeat_s
+        self._opening = retry_frame(retry_ms)
+
+    def envelopes(self, run_id: str) -> EnvelopeStream:
+        """The service's own encoding of a stream of ``run_id`` (``/chat``, ``/runs/{id}/events``)."""
+        return EnvelopeStream(run_id, self._opening)
 
     async def follow(self, run_id: str, after: int, encoder: StreamEncoder) -> AsyncIterator[bytes]:
         """The run's events with a greater seq than ``after``, as ``encoder`` writes them, until it is finished."""

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from api.auth import Principal
     from api.runs.cluster.quotas import StreamQuota
+    from api.runs.principal import Principal
 
 __all__ = ("StreamSlot",)
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from agent import NODE_ROLES
 from api.ai_sdk.stream import DONE, UIMessageStream
 from api.ai_sdk.translate import UIMessageTranslator, tool_approval_id
 from api.runs.log.records import StoredEvent
@@ -58,7 +59,7 @@ def well_formed(chunks: list[dict[str, Any]], *, held: tuple[str, ...] = ()) -> 
 
 
 def translate(envelopes: list[Envelope], *, deciding: str | None = None) -> list[dict[str, Any]]:
-    translator = UIMessageTranslator(message_id=RUN, deciding=deciding)
+    translator = UIMessageTranslator(message_id=RUN, deciding=deciding, roles=NODE_ROLES)
     chunks = [chunk for envelope in envelopes for chunk in translator.translate(envelope)]
     assert translator.finished
     return chunks
@@ -179,7 +180,7 @@ def test_a_rejection_is_a_denied_tool_output() -> None:
 def test_a_replay_of_a_decided_run_goes_past_its_pause_as_one_message() -> None:
     paused, resumed = decided("approved")
     events = stored([*paused, *resumed])
-    stream = UIMessageStream(UIMessageTranslator(message_id=RUN))
+    stream = UIMessageStream(UIMessageTranslator(message_id=RUN, roles=NODE_ROLES))
     body = stream.encode(events[: len(paused) + 3])  # the pause and the first events after it, in one read
 
     assert not stream.finished(events), "a pause the run went past ends nothing"

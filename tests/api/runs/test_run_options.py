@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from api.exceptions import RunRequestInvalid
+from api.runs.errors import RunRequestInvalid
 from api.runs.run_options import client_config, reserved_key, screen_run_options
 
 

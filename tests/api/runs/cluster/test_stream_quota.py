@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from api.exceptions import TooManyStreams
 from api.runs.cluster.redis_quota import RedisStreamQuota
+from api.runs.errors import TooManyStreams
 from tests.api.runs.cluster.conftest import INSTANCE
 
 if TYPE_CHECKING:

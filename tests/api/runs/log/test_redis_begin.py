@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import redis.asyncio
 
-from api.exceptions import SessionNotFound
+from api.runs.errors import SessionNotFound
 from api.runs.log.ownership import SessionAccess
 from api.runs.log.redis import RedisEventLog
 from api.runs.log.redis_keys import RunKeys
