@@ -1,4 +1,4 @@
-"""JSON Schemas of the AG-UI events ``POST /ag-ui`` sends, from the official package's own models.
+"""JSON Schemas of the AG-UI events ``POST /ag-ui`` and ``POST /ag-ui/{assistant_id}`` send, from the official package's own models.
 
 They join the OpenAPI document's components under an ``AgUi`` prefix (``AgUiRunStartedEvent``, ...), with
 ``AgUiEvent`` (one of them, by ``type``), ``AgUiServerSentEvent`` (one SSE event carrying one of them) and
@@ -14,11 +14,16 @@ from ag_ui.core import (
     RunErrorEvent,
     RunFinishedEvent,
     RunStartedEvent,
+    StateSnapshotEvent,
     StepFinishedEvent,
     StepStartedEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
 )
 from pydantic.json_schema import models_json_schema
 
@@ -33,11 +38,17 @@ EMITTED_EVENTS = (
     TextMessageStartEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
+    ToolCallStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    StateSnapshotEvent,
     CustomEvent,
     RunFinishedEvent,
     RunErrorEvent,
 )
-"""Every AG-UI event type this service emits; others (tool calls, state, reasoning) it never sends."""
+"""Every AG-UI event type this service emits (tool calls and state snapshots on a registered graph's runs); others
+(state deltas, reasoning, messages snapshots) it never sends."""
 
 _PREFIX = "AgUi"
 

@@ -115,7 +115,9 @@ async def get_store_item(
         QueryParameter(description="The namespace's labels joined with `.`", max_length=DEPTH_MAX * (LABEL_MAX + 1)),
     ],
     key: Annotated[str, QueryParameter(min_length=1, max_length=KEY_MAX)],
-    refresh_ttl: Annotated[bool | None, QueryParameter(description="Renew the item's TTL")] = None,
+    refresh_ttl: Annotated[
+        bool, QueryParameter(description="Renew the item's TTL (the store's default, as when it is left out: yes)")
+    ] = True,
 ) -> StoreItem:
     labels = namespace.split(".") if namespace else []
     if len(labels) > DEPTH_MAX or any(not 0 < len(label) <= LABEL_MAX or "\x00" in label for label in labels):
