@@ -17,6 +17,7 @@ from langchain_core.messages import convert_to_messages
 
 from agent.graphs import SUPPORT_GRAPH_ID
 from api.graph_runs import answer_on_thread, start_on_thread
+from api.runs.errors import RunRequestInvalid
 from api.runs.log.records import GraphRun
 from api.runs.run_options import screen_run_options
 from contracts import ResumeRequest
@@ -151,4 +152,13 @@ def as_graph_input(messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """A chat's messages (LangChain's dict form: ``type``, ``content``, ``id``, ``tool_calls``, ``tool_call_id``)
     as a graph's input: LangChain messages, keeping the client's ids, so a reducer (``add_messages``) merges a
     message the thread already holds instead of adding it twice."""
-    return {"messages": convert_to_messages(list(messages))}
+    converted = []
+    for index, message in enumerate(messages):
+        try:
+            converted += convert_to_messages([message])
+        except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
+            # the message's own words are not repeated: they may hold what is never echoed
+            raise RunRequestInvalid(
+                f"messages[{index}] is no message a graph takes (a tool message needs the id of its tool call)."
+            ) from None
+    return {"messages": converted}

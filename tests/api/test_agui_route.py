@@ -157,3 +157,16 @@ async def test_unknown_ag_ui_fields_and_the_unused_ones_are_accepted(client: Asy
         futureField=True,
     )
     assert events_of((await client.post("/ag-ui", json=body)).text)[-1]["outcome"] == {"type": "success"}
+
+
+async def test_a_message_no_graph_takes_is_refused_on_a_graphs_route(client: AsyncTestClient) -> None:
+    untied = {"id": "m2", "role": "tool", "content": "4111 1111 1111 1111"}  # a tool message with no tool call's id
+    body = run_input("s_agui_untied", PASSWORD)
+    body["messages"].append(untied)
+
+    response = await client.post("/ag-ui/support", json=body)
+
+    assert (response.status_code, response.json()["code"]) == (422, "run_request_invalid")
+    assert "messages[1]" in response.json()["detail"]
+    assert "4111" not in response.text, "the message's words are not repeated"
+    assert (await client.get("/threads/s_agui_untied")).status_code == 404, "nothing started"
