@@ -1,4 +1,5 @@
-"""JSON Schemas of the AG-UI events ``POST /ag-ui`` and ``POST /ag-ui/{assistant_id}`` send, from the official package's own models.
+"""JSON Schemas of the AG-UI events ``POST /ag-ui`` and ``POST /ag-ui/{assistant_id}`` send, from the official
+package's own models.
 
 They join the OpenAPI document's components under an ``AgUi`` prefix (``AgUiRunStartedEvent``, ...), with
 ``AgUiEvent`` (one of them, by ``type``), ``AgUiServerSentEvent`` (one SSE event carrying one of them) and
