@@ -259,7 +259,8 @@ class RunRegistry:
         """Continue a waiting run with ``principal``'s decision; returns the run and the seq it resumes after."""
         self._refuse_when_closing()
         found = await self.get(request.run_id, principal, session_id=request.session_id)
-        if (graph := found.record.graph) is not None:
+        if (graph := found.record.graph) is not None and graph.graph_id != SUPPORT_GRAPH_ID:
+            # the support agent's runs take this decision whichever protocol started them (AG-UI, the Agent Protocol)
             raise RunRequestInvalid(
                 f"Run {request.run_id} is a run of graph {graph.graph_id!r}: answer its interrupt with POST "
                 f"/threads/{found.record.snapshot.session_id}/runs and a command.resume (docs/agent-protocol.md)."

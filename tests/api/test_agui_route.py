@@ -170,3 +170,20 @@ async def test_a_message_no_graph_takes_is_refused_on_a_graphs_route(client: Asy
     assert "messages[1]" in response.json()["detail"]
     assert "4111" not in response.text, "the message's words are not repeated"
     assert (await client.get("/threads/s_agui_untied")).status_code == 404, "nothing started"
+
+
+async def test_a_support_run_started_on_the_graphs_route_is_decided_with_chat_resume(client: AsyncTestClient) -> None:
+    streamed = await client.post("/ag-ui/support", json=run_input("s_agui_decided", REFUND))
+    finished = [event for event in events_of(streamed.text) if event["type"] == "RUN_FINISHED"]
+    (interrupt,) = finished[-1]["outcome"]["interrupts"]
+    run_id = streamed.headers["run-id"]
+    (approval,) = (await client.get("/approvals")).json()["approvals"]
+    assert approval["run_id"] == run_id
+
+    decided = await client.post(
+        "/chat/resume", json={"run_id": run_id, "approval_id": approval["approval_id"], "decision": "approve"}
+    )
+
+    assert decided.status_code == 200, decided.text
+    assert decided.json()["status"] == "completed"
+    assert interrupt["id"]
