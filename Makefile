@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 # Node.js tools the tests run, each pinned by its own package-lock.json: the AsyncAPI parser, the official
-# AG-UI client, the TypeScript client generators, the official LangGraph JS SDK, and the AI SDK (`ai`, useChat).
-NODE_TOOLS := tests/contracts/asyncapi tests/e2e/agui-client tests/e2e/clients/ts tests/e2e/langgraph-js tests/e2e/ai-sdk-client
+# AG-UI client, the TypeScript client generators, the official LangGraph JS SDK, the AI SDK (`ai`, useChat), and
+# the official A2A and MCP SDKs.
+NODE_TOOLS := tests/contracts/asyncapi tests/e2e/agui-client tests/e2e/clients/ts tests/e2e/langgraph-js tests/e2e/ai-sdk-client tests/e2e/a2a-js-client tests/e2e/mcp-js-client
 ARTIFACTS := test-artifacts
 # llama-cpp-python ships as source and builds for the CPU it is built on; on CPUs with AMX (this machine)
 # that build dies with a general protection fault in ggml. A generic build works everywhere, so it is
