@@ -19,7 +19,6 @@ import msgspec
 from contracts.graph_events import GRAPH_STREAM_MODES
 from contracts.ids import ID_PATTERN
 from contracts.requests import WHITESPACE, ApprovalDecision
-from contracts.strict import StrictBool
 
 __all__ = (
     "RESERVED_OPTION_KEY_PATTERN",
@@ -292,8 +291,8 @@ class RunCreate(msgspec.Struct, kw_only=True):
     ] = None
     command: RunCommand | None = None
     stream_mode: StreamModes = "values"
-    stream_subgraphs: StrictBool = False
-    stream_resumable: StrictBool = False
+    stream_subgraphs: bool = False
+    stream_resumable: bool = False
     on_disconnect: Literal["cancel", "continue"] | None = None
     multitask_strategy: Annotated[
         Any,

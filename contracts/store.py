@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from contracts.strict import StrictBool
 
 __all__ = (
     "DEPTH_MAX",
@@ -70,7 +69,7 @@ class StorePut(msgspec.Struct, kw_only=True):
     namespace: Annotated[Namespace, msgspec.Meta(min_length=1)]
     key: Key
     value: dict[str, Any]
-    index: StrictBool | list[str] | None = None
+    index: bool | list[str] | None = None
     """The fields to index for semantic search (``false``: none), as the Agent Server reads it; without an embedding
     index configured it changes nothing. A boolean, not the Agent Server's ``Literal[False]``: an enum of ``false``
     alone is what client generators cannot read (``true`` is taken as ``null``)."""
@@ -95,7 +94,7 @@ class StoreSearch(msgspec.Struct, kw_only=True):
     offset: Offset = 0
     query: str | None = None
     """Semantic search: ``422 store_index_unconfigured`` without an embedding index (docs/store.md)."""
-    refresh_ttl: StrictBool | None = None
+    refresh_ttl: bool | None = None
 
 
 class StoreNamespacesRequest(msgspec.Struct, kw_only=True):

@@ -1,4 +1,5 @@
-"""A JSON route reads only JSON: a body of another media type is refused (415), a too-deep one too (422).
+"""A JSON route reads only JSON: a body of another media type is refused (415), a too-deep one or one of the
+wrong types (``body_types``) too (422).
 
 Litestar parses a route's ``data`` as JSON whatever the ``Content-Type`` says, so a page of any origin could
 start a turn with a ``text/plain`` or form ``POST``, which a browser sends cross-site without a preflight.
@@ -18,6 +19,7 @@ from litestar.enums import ScopeType
 
 from api.exceptions import BodyTooDeep, UnsupportedMediaType
 from api.request_checks._scope import header
+from api.request_checks.body_types import StrictBodies
 from api.request_checks.json_depth import MAX_JSON_DEPTH, nests_deeper_than
 from api.request_checks.read_deadline import deadline_receive
 
@@ -49,14 +51,16 @@ class JsonBodyCheck:
     def __init__(self, app: ASGIApp, *, read_timeout_s: float) -> None:
         self.app = app
         self._read_timeout_s = read_timeout_s
+        self._strict = StrictBodies()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == ScopeType.HTTP:
-            await _check(scope, deadline_receive(receive, self._read_timeout_s), send)
+            body = await _check(scope, deadline_receive(receive, self._read_timeout_s), send)
+            self._strict.check(scope["route_handler"], body)
         await self.app(scope, receive, send)
 
 
-async def _check(scope: HTTPScope, receive: Receive, send: Send) -> None:
+async def _check(scope: HTTPScope, receive: Receive, send: Send) -> bytes:
     content_type = header(scope, b"content-type")
     if content_type is not None and not is_json_media_type(content_type):
         raise UnsupportedMediaType(
@@ -71,3 +75,4 @@ async def _check(scope: HTTPScope, receive: Receive, send: Send) -> None:
         )
     if nests_deeper_than(body, MAX_JSON_DEPTH):
         raise BodyTooDeep(f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep.")
+    return body
