@@ -7,6 +7,7 @@ import re
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from litestar import Litestar, Request
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
@@ -91,6 +92,15 @@ _THREAD_RUN = re.compile(r"^/threads/[^/]+(/runs(/stream|/wait)?)$")
 """A run started on a thread counts as a turn; its path's tail is what ``_TURN_PATHS`` names."""
 _GRAPH_TURN = re.compile(r"^/(ag-ui/[^/]+|ai-sdk/[^/]+/chat)$")
 """A run of a registered graph started through AG-UI or the AI SDK counts as a turn too."""
+_RPC_TURN = re.compile(r"^/(a2a/[^/]+|mcp)$")
+"""The JSON-RPC endpoints: a call of one of ``_RPC_TURN_METHODS`` starts (or resumes) a run, a turn (ADR 41)."""
+_RPC_TURN_METHODS = frozenset({"SendMessage", "SendStreamingMessage", "tools/call"})
+
+
+class _RpcMethod(msgspec.Struct):
+    method: Any = None
+
+
 AGENT_PROTOCOL_ROUTES = (
     search_assistants,
     get_assistant,
@@ -327,9 +337,24 @@ def with_middleware(handler: HTTPRouteHandler, middleware: list[Any]) -> HTTPRou
     return copied
 
 
-def _is_turn_request(request: Request[Any, Any, Any]) -> bool:
+async def _is_turn_request(request: Request[Any, Any, Any]) -> bool:
     if request.method != "POST":
         return False
     path = request.url.path
+    if _RPC_TURN.match(path) is not None:
+        return await _calls_turn_method(request)
     thread_run = _THREAD_RUN.match(path)
     return (thread_run.group(1) if thread_run else path) in _TURN_PATHS or _GRAPH_TURN.match(path) is not None
+
+
+async def _calls_turn_method(request: Request[Any, Any, Any]) -> bool:
+    """Whether a JSON-RPC body calls a method that runs a graph. The body checks (``body_checks``, before this)
+    have read it, so this reads it from the connection; a body that is no single call starts nothing."""
+    try:
+        call = _read_method(await request.body())
+    except msgspec.DecodeError:
+        return False
+    return isinstance(call.method, str) and call.method in _RPC_TURN_METHODS
+
+
+_read_method = msgspec.json.Decoder(_RpcMethod).decode

@@ -1,23 +1,29 @@
 """A task as its run's events so far make it: read from the run's memory when it executes here, else from the log
-(the same two places ``RunStreams.follow`` replays from), on any instance."""
+(the same two places ``RunStreams.follow`` replays from), on any instance; the client's messages among them are
+read back from the graph's checkpoints (``api.a2a.client_messages``), as the log does not hold them."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from api.a2a.client_messages import client_messages
 from api.a2a.errors import TaskNotFound
 from api.a2a.stream import project_events
 from api.a2a.task import TaskProjection
+from api.chat_runs import takes_messages
 from api.runs.errors import RunNotFound
 
 if TYPE_CHECKING:
     from agent.graphs import RegisteredGraph
     from api.auth import Principal
-    from api.runs.log.records import RunRecord
+    from api.runs.log.records import RunRecord, StoredEvent
     from api.runs.registry import RunRegistry
     from api.runs.run import Run
 
 __all__ = ("find_task", "task_so_far")
+
+_PAUSED = "paused"
+"""The event a run waits at an interrupt with: what follows it is the run resumed by an answer."""
 
 
 async def find_task(
@@ -38,15 +44,23 @@ async def find_task(
 async def task_so_far(
     runs: RunRegistry, registered: RegisteredGraph, found: Run | RunRecord, *, upto: int | None = None
 ) -> TaskProjection:
-    """The task of ``found`` as its committed events (those up to ``upto``, when given) make it."""
+    """The task of ``found`` as its committed events (those up to ``upto``, when given) make it: the client's
+    messages first, each answer to an interrupt after the events up to the pause it answered."""
     run_id = found.run_id
-    live = runs.live(run_id)
-    held = live.events_after(0) if live is not None else None
-    if held is None:
-        held, _ = await runs.log.read(run_id, 0)
+    context_id = found.record.snapshot.session_id
+    held = await runs.streams.committed(run_id)
+    said = await client_messages(runs.agent.stores.checkpointer, context_id, run_id, chat=takes_messages(registered))
     shown = held if upto is None else [event for event in held if event.seq <= upto]
     projection = TaskProjection(
-        task_id=run_id, context_id=found.record.snapshot.session_id, roles=registered.node_roles
+        task_id=run_id, context_id=context_id, roles=registered.node_roles, history=said.started
     )
-    project_events(projection, shown, more=len(shown) < len(held))
+    answers = iter(said.answers)
+    segment: list[StoredEvent] = []
+    for event in shown:
+        if segment and segment[-1].type == _PAUSED and (answer := next(answers, None)) is not None:
+            project_events(projection, segment, more=True)
+            projection.answered(answer)
+            segment = []
+        segment.append(event)
+    project_events(projection, segment, more=len(shown) < len(held))
     return projection

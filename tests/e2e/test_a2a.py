@@ -368,3 +368,39 @@ async def test_a_blocking_answer_with_a_data_part_resumes_the_task_to_its_end(ex
     (text, _) = decided.task.artifacts[0].parts
     assert text.text == "The refund of order A-1001 was rejected: not this one"
     await client.close()
+
+
+def roles(task: Any) -> list[str]:
+    return ["user" if message.role == Role.ROLE_USER else "agent" for message in task.history]
+
+
+def said_by_user(task: Any) -> list[str]:
+    return ["".join(get_text_parts(message.parts)) for message in task.history if message.role == Role.ROLE_USER]
+
+
+async def test_get_task_holds_the_clients_messages_as_send_message_does(examples: LiveServer) -> None:
+    client = await a2a_client(examples, "react_agent", streaming=False)
+    (answered,) = await events(client.send_message(text_request("What is the refund policy?")))
+    task = answered.task
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert roles(task)[0] == "user"
+
+    got = await client.get_task(GetTaskRequest(id=task.id))
+
+    assert roles(got) == roles(task), "the client's message and the agent's, as SendMessage answered them"
+    assert [message.message_id for message in got.history] == [message.message_id for message in task.history]
+    assert said_by_user(got) == ["What is the refund policy?"]
+
+    (paused,) = await events(client.send_message(text_request(REFUND)))
+    waiting = await client.get_task(GetTaskRequest(id=paused.task.id))
+    assert said_by_user(waiting) == [REFUND]
+    answer = text_request("approve", task_id=paused.task.id, context_id=paused.task.context_id)
+    (decided,) = await events(client.send_message(answer))
+    assert decided.task.status.state == TaskState.TASK_STATE_COMPLETED
+
+    ended = await client.get_task(GetTaskRequest(id=paused.task.id))
+
+    assert said_by_user(ended) == [REFUND, "approve"], "the message that started it, then the answer"
+    assert roles(ended) == roles(decided.task)
+    assert roles(ended).index("user", 1) == roles(decided.task).index("user", 1), "the answer where it came"
+    await client.close()

@@ -94,6 +94,15 @@ class RunStreams:
         """The service's own encoding of a stream of ``run_id`` (``/chat``, ``/runs/{id}/events``)."""
         return EnvelopeStream(run_id, self._opening)
 
+    async def committed(self, run_id: str) -> list[StoredEvent]:
+        """The run's committed events so far, from the first (some gone to the replay window are missing), from
+        where a stream reads them: its memory when it executes here, else the log."""
+        run = self._live(run_id)
+        held = run.events_after(0) if run is not None else None
+        if held is None:
+            held, _ = await self._log.read(run_id, 0)
+        return held
+
     async def follow(self, run_id: str, after: int, encoder: StreamEncoder) -> AsyncIterator[bytes]:
         """The run's events with a greater seq than ``after``, as ``encoder`` writes them, until it is finished."""
         heartbeat_s = self._heartbeat_s
