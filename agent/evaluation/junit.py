@@ -2,7 +2,11 @@
 
 One ``<testsuite>`` per provider; a case is a ``<testcase>`` named by its id, classed by the graph (and
 its category when it has one), failed when any epoch failed, with what each failing epoch missed; a case
-that raised in every epoch is an ``<error>``. Each suite's ``<properties>`` carry the run's metadata.
+that raised in every epoch is an ``<error>``. Each suite's ``<properties>`` carry the run's metadata and,
+over several epochs, pass@k and pass^k for every k and the flaky cases' count; each case then carries its
+own (``epochs_passed``, ``flaky``, ``pass_at_<k>``, ``pass_hat_<k>``) as ``<properties>`` of its
+``<testcase>``, and a flaky case says so in ``<system-out>``. Flakiness never changes a verdict: a case is
+failed by a failing epoch, whether or not another one passed.
 """
 
 from __future__ import annotations
@@ -55,20 +59,60 @@ def _suite(report: Report, provider: ProviderReport) -> ET.Element:
         ("model", provider.model or ""),
         ("epochs", str(provider.epochs)),
         ("git_commit", report.run.git_commit or ""),
+        *_curve_properties(provider),
     ):
         ET.SubElement(properties, "property", name=name, value=value)
     for case in provider.case_scores:
         classname = report.run.graph + (f".{case.category}" if case.category else "")
         element = ET.SubElement(suite, "testcase", name=case.id, classname=classname, time=f"{_case_seconds(case):.3f}")
-        if case.passed:
-            continue
-        said = f"{case.epochs - case.epochs_passed} of {case.epochs} epoch(s) failed"
-        tag = "error" if case.id in errored else "failure"
-        detail = ET.SubElement(element, tag, message=said, type="eval")
-        detail.text = "\n".join(case.failures) or said
-        if case.known_issue:
-            ET.SubElement(element, "system-out").text = f"known issue: {case.known_issue}"
+        if case.epochs > 1:
+            case_properties = ET.SubElement(element, "properties")
+            for name, value in _case_properties(case):
+                ET.SubElement(case_properties, "property", name=name, value=value)
+        if not case.passed:
+            said = f"{case.epochs - case.epochs_passed} of {case.epochs} epoch(s) failed"
+            tag = "error" if case.id in errored else "failure"
+            detail = ET.SubElement(element, tag, message=said, type="eval")
+            detail.text = "\n".join(case.failures) or said
+        out = _system_out(case)
+        if out:
+            ET.SubElement(element, "system-out").text = out
     return suite
+
+
+def _curve_properties(provider: ProviderReport) -> list[tuple[str, str]]:
+    curve = provider.pass_k
+    if curve is None or curve.k < 2:
+        return []
+    properties = [(f"pass_at_{k}", _fraction(e.value)) for k, e in curve.pass_at.items()]
+    properties += [(f"pass_hat_{k}", _fraction(e.value)) for k, e in curve.pass_hat.items()]
+    return [*properties, ("flaky_cases", str(len(curve.flaky_cases)))]
+
+
+def _case_properties(case: CaseScores) -> list[tuple[str, str]]:
+    properties = [
+        ("epochs", str(case.epochs)),
+        ("epochs_passed", str(case.epochs_passed)),
+        ("flaky", "true" if case.flaky else "false"),
+    ]
+    properties += [(f"pass_at_{k}", _fraction(value)) for k, value in case.pass_at.items()]
+    return properties + [(f"pass_hat_{k}", _fraction(value)) for k, value in case.pass_hat.items()]
+
+
+def _system_out(case: CaseScores) -> str:
+    lines = []
+    if case.flaky:
+        lines.append(
+            f"flaky: passed {case.epochs_passed} of {case.epochs} epochs; "
+            f"pass@1 {_fraction(case.pass_at.get(1))}, pass^{case.epochs} {_fraction(case.pass_hat.get(case.epochs))}"
+        )
+    if case.known_issue and not case.passed:
+        lines.append(f"known issue: {case.known_issue}")
+    return "\n".join(lines)
+
+
+def _fraction(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"
 
 
 def _errored(provider: ProviderReport, case: CaseScores) -> bool:

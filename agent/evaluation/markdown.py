@@ -66,7 +66,57 @@ def render_markdown(report: Report, *, baseline: Report | None = None) -> str:
         )
     for provider in report.runs:
         lines += _graph_section(provider) if provider.records else _provider_section(provider)
+        lines += _pass_k_section(provider)
     return "\n".join(lines) + "\n"
+
+
+def _pass_k_section(run: ProviderReport) -> list[str]:
+    """pass@k and pass^k for every k and the flaky cases, when the run had more than one epoch."""
+    curve = run.pass_k
+    if curve is None or curve.k < 2:
+        return []
+    ks = range(1, curve.k + 1)
+    lines = [
+        "",
+        f"### pass@k and pass^k over {curve.k} epochs",
+        "",
+        "pass@k: the chance that at least one of k epochs of a case passes (a user who may retry k times); "
+        "pass^k: that all k pass (a user who needs it right k times running). Each is the mean over cases "
+        "± standard error [95% interval].",
+        "",
+    ]
+    lines += markdown_table(
+        ["k", "pass@k", "pass^k"],
+        [
+            [
+                str(k),
+                format_estimate("pass_at_k", curve.pass_at.get(k)),
+                format_estimate("pass_hat_k", curve.pass_hat.get(k)),
+            ]
+            for k in ks
+        ],
+    )
+    flaky = [case for case in run.case_scores if case.flaky]
+    lines += [
+        "",
+        f"#### Flaky cases: {len(flaky)} of {len(run.case_scores)} "
+        f"({format_estimate('flaky_rate', curve.flaky_rate)}), passed in some epochs and failed in others",
+        "",
+    ]
+    if not flaky:
+        return [*lines, "None."]
+    return lines + markdown_table(
+        ["case", "epochs passed", f"pass@k, k = 1..{curve.k}", f"pass^k, k = 1..{curve.k}"],
+        [
+            [
+                f"`{case.id}`",
+                f"{case.epochs_passed}/{case.epochs}",
+                " / ".join(format_fraction(case.pass_at.get(k)) for k in ks),
+                " / ".join(format_fraction(case.pass_hat.get(k)) for k in ks),
+            ]
+            for case in flaky
+        ],
+    )
 
 
 def describe_metric(metric: str) -> str:

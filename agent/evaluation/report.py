@@ -19,6 +19,7 @@ from agent.errors import AgentError
 from agent.evaluation.judge import JudgeInfo
 from agent.evaluation.metrics import Metrics, compute_metrics
 from agent.evaluation.model_calls import CacheSummary
+from agent.evaluation.pass_k import PassK, pass_k_summary
 from agent.evaluation.records import GraphRecord
 from agent.evaluation.results import CaseResult, StubSampling
 from agent.evaluation.statistics import DEFAULT_RESAMPLES, DEFAULT_SEED, Estimate
@@ -81,6 +82,8 @@ class ProviderReport(msgspec.Struct, kw_only=True):
     """Another graph's cases, one per epoch: trajectory, tool calls, interrupts, checks."""
     sampling: StubSampling | None = None
     """The stub's temperature and base seed when it sampled (``HARNESS_STUB_TEMPERATURE`` above 0)."""
+    pass_k: PassK | None = None
+    """pass@k and pass^k over the epochs for every k, with intervals, and the flaky cases."""
 
 
 class RunInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -115,6 +118,8 @@ class Report(msgspec.Struct, kw_only=True):
     """The model-call cache: off, or its hits and the tokens they saved (``--cache``)."""
     judge: JudgeInfo | None = None
     """The LLM judge that graded ``expect.judge``: provider, model, prompt version and its SHA-256."""
+    pass_k: PassK | None = None
+    """The first provider's pass@k and pass^k for every k and its flaky cases (``runs[].pass_k``)."""
 
 
 def dataset_info(path: Path, cases: int) -> DatasetInfo:
@@ -152,6 +157,7 @@ def build_report(
         metrics=first.estimates,
         dataset=dataset,
         runs=providers,
+        pass_k=first.pass_k,
     )
 
 
@@ -173,6 +179,7 @@ def _provider_report(run: EvalRun, *, seed: int, resamples: int) -> ProviderRepo
         case_scores=case_scores,
         records=run.records,
         sampling=run.sampling,
+        pass_k=pass_k_summary(case_scores, resamples=resamples, seed=seed),
     )
 
 

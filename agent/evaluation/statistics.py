@@ -28,6 +28,8 @@ __all__ = (
     "cluster_bootstrap",
     "mean_of_case_means",
     "pass_at_k",
+    "pass_curve",
+    "pass_hat_k",
     "reduce_passes",
 )
 
@@ -104,6 +106,23 @@ def pass_at_k(samples: int, passed: int, k: int) -> float:
     if samples - passed < k:
         return 1.0
     return 1.0 - math.comb(samples - passed, k) / math.comb(samples, k)
+
+
+def pass_hat_k(samples: int, passed: int, k: int) -> float:
+    """The chance that all ``k`` epochs drawn from ``samples`` pass, ``passed`` of them having passed:
+    C(passed, k) / C(samples, k) (tau-bench's pass^k); with ``k == samples``: whether every one passed."""
+    if not 0 < k <= samples:
+        raise ValueError(f"k must be within 1..{samples}, got {k}")
+    return math.comb(passed, k) / math.comb(samples, k)
+
+
+def pass_curve(samples: int, passed: int) -> tuple[dict[int, float], dict[int, float]]:
+    """pass@k and pass^k of one case for every k from 1 to ``samples``, rounded as the report rounds."""
+    ks = range(1, samples + 1)
+    return (
+        {k: round(pass_at_k(samples, passed, k), 6) for k in ks},
+        {k: round(pass_hat_k(samples, passed, k), 6) for k in ks},
+    )
 
 
 def reduce_passes(cases: Sequence[Sequence[bool]]) -> dict[str, float | None]:

@@ -21,6 +21,7 @@ from agent.evaluation.statistics import (
     Estimate,
     cluster_bootstrap,
     mean_of_case_means,
+    pass_curve,
     reduce_passes,
 )
 
@@ -52,6 +53,13 @@ class CaseScores(msgspec.Struct, kw_only=True):
     """What the first failing epoch missed, in words."""
     events: list[str] = msgspec.field(default_factory=list)
     """Each epoch's recorded event log, relative to the report's folder."""
+    pass_at: dict[int, float] = msgspec.field(default_factory=dict)
+    """k → pass@k of this case, for k from 1 to ``epochs``: the chance that at least one of k of its epochs,
+    drawn without replacement, passed (1 - C(epochs - epochs_passed, k) / C(epochs, k))."""
+    pass_hat: dict[int, float] = msgspec.field(default_factory=dict)
+    """k → pass^k of this case: the chance that all k drawn epochs passed (C(epochs_passed, k) / C(epochs, k))."""
+    flaky: bool = False
+    """It both passed and failed across its epochs."""
 
 
 def group_by_case(results: Sequence[Any]) -> list[list[Any]]:
@@ -122,16 +130,21 @@ def _case_scores(
     events: list[str] | None = None,
 ) -> CaseScores:
     """One case's epochs (``group``, with each epoch's ``scores``) as ``report.json`` lists it."""
+    passed = sum(r.passed for r in group)
+    pass_at, pass_hat = pass_curve(len(group), passed)
     return CaseScores(
         id=group[0].id,
-        passed=all(r.passed for r in group),
-        epochs_passed=sum(r.passed for r in group),
+        passed=passed == len(group),
+        epochs_passed=passed,
         epochs=len(group),
         scores=_transpose(scores),
         category=group[0].category,
         known_issue=group[0].known_issue,
         failures=failures,
         events=events or [],
+        pass_at=pass_at,
+        pass_hat=pass_hat,
+        flaky=0 < passed < len(group),
     )
 
 
