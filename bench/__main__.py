@@ -10,7 +10,8 @@
 8. the Agent Protocol stream (issue 26, ``bench.agent_protocol``): events/s, first token and a reconnect with
    ``Last-Event-ID``, beside ``/chat``'s, and against ``langgraph dev`` and Aegra (installed from PyPI into
    their own virtual environments on first use; Aegra needs PostgreSQL on 127.0.0.1:5432). ``--quick``
-   measures this service alone; ``--ap-peers`` chooses.
+   measures this service alone; ``--ap-peers`` chooses. Beside this service's Agent Protocol figures, its A2A
+   stream on the same server and graph (issue 38, ``bench.a2a_stream``), with the ratio.
 
 Throughput, first token, paused streams and replay also measure the harness on the shared stores (Redis for
 the run log, PostgreSQL for checkpoints; ``bench.shared``) beside the embedded path, in the same run.

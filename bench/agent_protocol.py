@@ -16,8 +16,11 @@ The servers: this service (``harness serve --config``, as it runs in production,
 PostgreSQL), each peer in its own virtual environment under ``~/.cache/agent-harness/peers/``, made here when
 missing. Beside them, the same three figures of this service's own ``/chat`` stream (the support agent on the
 ``bench.models`` firehose, as ``bench.throughput`` runs it; reconnect: ``GET /runs/{id}/events`` with
-``Last-Event-ID``). Each server runs pinned to core 0 in a fresh directory removed at the end; this process,
-the client, runs on core 1. ``python -m bench`` runs this module too (this service alone with ``--quick``).
+``Last-Event-ID``). Beside its Agent Protocol figures, this service's A2A stream on the same server and graph
+(issue 38, ``bench.a2a_stream``): ``SendStreamingMessage`` to ``/a2a/firehose`` with the official ``a2a-sdk``
+client, events with text/s and first token (the servers' turns include it), and the same stream read with httpx
+alone. Each server runs pinned to core 0 in a fresh directory removed at the end; this process, the client, runs
+on core 1. ``python -m bench`` runs this module too (this service alone with ``--quick``).
 
     .venv/bin/python -m bench.agent_protocol --tokens 20000 --turns 100
     .venv/bin/python -m bench.agent_protocol --peers harness --turns 20     # this service alone, a minute
@@ -42,6 +45,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 from langgraph_sdk import get_client
 
+from bench import a2a_stream
 from bench.report import Section, percentile, table
 from bench.servers import Server
 from bench.system import CpuMeter, pin_client, taskset_prefix
@@ -51,9 +55,10 @@ if TYPE_CHECKING:
     from collections.abc import Coroutine, Sequence
     from types import TracebackType
 
+    from a2a.client import Client
     from langgraph_sdk.client import LangGraphClient
 
-__all__ = ("CHAT", "CHAT_NATIVE", "PEERS", "run", "targets")
+__all__ = ("A2A", "A2A_RAW", "CHAT", "CHAT_NATIVE", "PEERS", "run", "targets")
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "bench" / "graph" / "langgraph.json"
@@ -64,7 +69,13 @@ CHAT = "/chat"
 """This service's own ``/chat`` on the same LangChain chat model as the graph's (``bench.models`` ``langchain``)."""
 CHAT_NATIVE = "/chat native"
 """``/chat`` on the support agent's own firehose model, no LangChain in the way: what the service costs alone."""
+A2A = "A2A"
+"""This service's A2A ``SendStreamingMessage`` on the same server and graph as its Agent Protocol row (issue 38)."""
+A2A_RAW = "A2A httpx"
+"""The same A2A stream read with httpx alone, nothing parsed: the server's rate without the a2a-sdk client's."""
 LABELS = {
+    A2A: "this service's A2A `SendStreamingMessage` (a2a-sdk client, same server and graph)",
+    A2A_RAW: "the same A2A stream read with httpx, not parsed (events/s only)",
     CHAT: "this service's own `/chat` SSE (support agent, the same LangChain `FirehoseChatModel`)",
     CHAT_NATIVE: "this service's own `/chat` SSE (support agent, its own `firehose` model, no LangChain)",
     "harness": "this service (`harness serve --config`)",
@@ -332,6 +343,24 @@ async def answered(name: str, step: Coroutine[Any, Any, _T], timeout_s: float = 
         raise RuntimeError(f"{name}: no answer in {timeout_s:.0f} s") from None
 
 
+async def measure_a2a(client: Client, server: Peer, tokens: int, figures: dict[str, Figures]) -> None:
+    """The A2A stream's events/s on the server whose Agent Protocol figures were just measured: with the
+    official client, then read with httpx alone."""
+    print(f"throughput: {A2A}", flush=True)
+    ours = figures[A2A] = Figures()
+    ours.rate, ours.cpu_share, ours.client_share = await answered(
+        A2A, a2a_stream.throughput(client, server.pid, tokens), STEP_TIMEOUT_S * 10
+    )
+    print(f"  {ours.rate:,.0f} events/s", flush=True)
+    raw = figures[A2A_RAW] = Figures()
+    raw.rate, raw.cpu_share, raw.client_share = await answered(
+        A2A_RAW,
+        a2a_stream.raw_throughput(f"http://127.0.0.1:{server.port}", GRAPH, server.pid, tokens),
+        STEP_TIMEOUT_S * 10,
+    )
+    print(f"  {raw.rate:,.0f} events/s read with httpx", flush=True)
+
+
 @dataclass
 class Figures:
     rate: float = 0.0
@@ -354,13 +383,27 @@ async def measure(
             name, throughput(client, servers[name], tokens), STEP_TIMEOUT_S * 10
         )
         print(f"  {figures[name].rate:,.0f} events/s", flush=True)
-    print("first token", flush=True)
-    for _ in range(10):  # warm-up
-        for name, client in clients.items():
-            await answered(name, first_token_ms(client))
-    for _ in range(turns):
-        for name, client in clients.items():
-            figures[name].first_token.append(await answered(name, first_token_ms(client)))
+    a2a = (
+        await a2a_stream.open_client(f"http://127.0.0.1:{servers['harness'].port}", GRAPH)
+        if "harness" in servers
+        else None
+    )
+    try:
+        if a2a is not None:
+            await measure_a2a(a2a[0], servers["harness"], tokens, figures)
+        print("first token", flush=True)
+        for turn in range(10 + turns):  # 10 warm-up turns
+            for name, client in clients.items():
+                first = await answered(name, first_token_ms(client))
+                if turn >= 10:
+                    figures[name].first_token.append(first)
+            if a2a is not None:
+                first = await answered(A2A, a2a_stream.first_token_ms(a2a[0]))
+                if turn >= 10:
+                    figures[A2A].first_token.append(first)
+    finally:
+        if a2a is not None:
+            await a2a[1].aclose()
     print("reconnect", flush=True)
     for _ in range(reconnects):
         for name, client in clients.items():
@@ -387,20 +430,7 @@ def run(
         figures = asyncio.run(measure(servers, tokens, turns, reconnect_tokens, reconnects))
     figures[CHAT] = asyncio.run(measure_chat(tokens, turns, reconnect_tokens, reconnects, model="langchain"))
     figures[CHAT_NATIVE] = asyncio.run(measure_chat(tokens, turns, reconnect_tokens, reconnects, model="firehose"))
-    rows = [
-        (
-            LABELS[name],
-            f"{f.rate:,.0f}",
-            f"{100 * f.cpu_share:.0f}% / {100 * f.client_share:.0f}%",
-            f"{percentile(f.first_token, 50):.1f}",
-            f"{percentile(f.first_token, 99):.1f}",
-            f"{percentile(f.reconnects, 50):.1f}" if f.reconnects else "none resumed",
-            f"{max(f.reconnects):.1f}" if f.reconnects else "-",
-            f"{min(f.resumed):,}-{max(f.resumed):,}",
-            f"{f.running}/{reconnects}",
-        )
-        for name, f in figures.items()
-    ]
+    rows = [_row(name, f, reconnects) for name, f in figures.items()]
     header = (
         "server",
         f"events/s ({tokens:,} tokens)",
@@ -420,21 +450,52 @@ def run(
             f"-token run, {reconnects} times. The `/chat` rows: the same figures of this service's own stream "
             "(`token_delta` events; reconnect: `GET /runs/{id}/events` with `Last-Event-ID`), measured after, on "
             "the same LangChain chat model as the graph (the comparison of issue 35's targets) and on the support "
-            "agent's own firehose model (what the service costs with no chat model's machinery in the way)."
+            "agent's own firehose model (what the service costs with no chat model's machinery in the way). The A2A "
+            "rows (issue 38): `SendStreamingMessage` to `/a2a/firehose` of the same server right after its Agent "
+            "Protocol figures, with the official a2a-sdk client, counting the `statusUpdate`s whose message carries "
+            "a chunk's text (first token among the same turns); then the same stream read with httpx, counting "
+            "`data:` lines unparsed (the a2a-sdk client turns each event into protobuf, which costs it more CPU "
+            "than the server spends on the event). No A2A reconnect is measured here."
         ),
         tables=[table(header, rows), *_targets(figures)],
         notes=[_ratios(figures)],
     )
 
 
+def _row(name: str, f: Figures, reconnects: int) -> tuple[str, ...]:
+    measured = name not in (A2A, A2A_RAW)
+    return (
+        LABELS[name],
+        f"{f.rate:,.0f}",
+        f"{100 * f.cpu_share:.0f}% / {100 * f.client_share:.0f}%",
+        f"{percentile(f.first_token, 50):.1f}" if f.first_token else "-",
+        f"{percentile(f.first_token, 99):.1f}" if f.first_token else "-",
+        (f"{percentile(f.reconnects, 50):.1f}" if f.reconnects else "none resumed") if measured else "-",
+        f"{max(f.reconnects):.1f}" if f.reconnects else "-",
+        f"{min(f.resumed):,}-{max(f.resumed):,}" if f.resumed else "-",
+        f"{f.running}/{reconnects}" if measured else "-",
+    )
+
+
 def targets(figures: dict[str, Figures]) -> list[tuple[str, str, bool]]:
-    """Issue 35's targets, from this run: the Agent Protocol path against ``/chat`` on the same chat model."""
-    ours, chat = figures.get("harness"), figures.get(CHAT)
+    """Issues 35's and 38's targets, from this run: the Agent Protocol path against ``/chat`` on the same chat
+    model, and the A2A stream against the Agent Protocol stream of the same server."""
+    ours, chat, a2a = figures.get("harness"), figures.get(CHAT), figures.get(A2A)
+    found = []
+    if ours is not None and a2a is not None:
+        rate = a2a.rate / ours.rate
+        found.append(
+            (
+                "A2A streamed events/s >= 0.8x Agent Protocol (same server, same graph; issue 38)",
+                f"{rate:.2f}x",
+                rate >= 0.8,
+            )
+        )
     if ours is None or chat is None or not ours.first_token or not chat.first_token:
-        return []
+        return found
     rate = ours.rate / chat.rate
     first = percentile(ours.first_token, 50) - percentile(chat.first_token, 50)
-    found = [
+    found += [
         ("Agent Protocol `runs.stream` events/s >= 0.8x `/chat` (same chat model)", f"{rate:.2f}x", rate >= 0.8),
         ("Agent Protocol first token p50 <= `/chat` + 2 ms", f"`/chat` {first:+.2f} ms", first <= 2.0),
     ]
@@ -456,7 +517,8 @@ def _targets(figures: dict[str, Figures]) -> list[str]:
         return []
     return [
         table(
-            ("target (issue 35)", "measured", "met"), [(name, value, "yes" if ok else "no") for name, value, ok in met]
+            ("target (issues 35, 38)", "measured", "met"),
+            [(name, value, "yes" if ok else "no") for name, value, ok in met],
         )
     ]
 
@@ -467,8 +529,22 @@ def _ratios(figures: dict[str, Figures]) -> str:
     if ours is None:
         return ""
     lines = []
+    for name in (A2A, A2A_RAW):
+        if name in figures:
+            theirs = figures[name]
+            first = (
+                f", first token p50 {percentile(theirs.first_token, 50) / percentile(ours.first_token, 50):.2f}x "
+                "(below 1: sooner)"
+                if theirs.first_token and ours.first_token
+                else ""
+            )
+            lines.append(
+                f"- {LABELS[name]} against the Agent Protocol stream of the same server: events/s "
+                f"{theirs.rate / ours.rate:.2f}x (above 1: more){first}; CPU per event, server / client: "
+                f"{_cpu_per_event(theirs)} against {_cpu_per_event(ours)}"
+            )
     for name, theirs in figures.items():
-        if name == "harness" or not theirs.first_token:
+        if name in ("harness", A2A, A2A_RAW) or not theirs.first_token:
             continue
         versus = "the Agent Protocol path against" if name == CHAT else "this service against"
         reconnect = (
@@ -482,6 +558,12 @@ def _ratios(figures: dict[str, Figures]) -> str:
             "(below 1: sooner)"
         )
     return "\n".join(lines)
+
+
+def _cpu_per_event(figures: Figures) -> str:
+    """The server's and the client's CPU microseconds per event: what a machine shared with other work changes
+    less than the rate."""
+    return f"{1e6 * figures.cpu_share / figures.rate:.0f} / {1e6 * figures.client_share / figures.rate:.0f} µs"
 
 
 def main() -> None:

@@ -10,7 +10,17 @@ import msgspec
 from api.a2a.errors import A2AError, InvalidParams, InvalidRequest, JsonParseError, MethodNotFound
 from api.a2a.types import CancelTaskRequest, GetTaskRequest, SendMessageRequest, SubscribeToTaskRequest
 
-__all__ = ("METHODS", "STREAMING", "RpcCall", "error_body", "read_call", "read_params", "result_body", "sse_frame")
+__all__ = (
+    "METHODS",
+    "STREAMING",
+    "RpcCall",
+    "error_body",
+    "read_call",
+    "read_params",
+    "result_body",
+    "result_head",
+    "sse_frame",
+)
 
 T = TypeVar("T")
 E = TypeVar("E", bound=A2AError)
@@ -72,7 +82,12 @@ def _with_id(error: E, call_id: str | int | None) -> E:
 
 
 def result_body(call_id: str | int | None, result: msgspec.Struct) -> bytes:
-    return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (_encode(call_id), _encode(result))
+    return b"%s%s}" % (result_head(call_id), _encode(result))
+
+
+def result_head(call_id: str | int | None) -> bytes:
+    """A response's bytes before its result: what a stream, whose every event answers the same call, makes once."""
+    return b'{"jsonrpc":"2.0","id":%s,"result":' % _encode(call_id)
 
 
 def error_body(call_id: str | int | None, error: dict[str, Any]) -> bytes:

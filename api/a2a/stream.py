@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from api.a2a.jsonrpc import result_body, sse_frame
+from api.a2a.jsonrpc import result_body, result_head, sse_frame
 from api.a2a.types import SendMessageResponse, StreamResponse
 from api.runs.stream.frames import HEARTBEAT
 from contracts import Envelope
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ("TaskEventStream", "TaskResult", "project_events")
 
 _decode = msgspec.json.Decoder(Envelope).decode
+_encode = msgspec.json.Encoder().encode
 
 
 def project_events(
@@ -50,14 +51,14 @@ class TaskEventStream:
 
     def __init__(self, projection: TaskProjection, call_id: str | int | None, *, history_length: int | None = None):
         self._projection = projection
-        self._call_id = call_id
+        self._head = result_head(call_id)
         first = StreamResponse(task=projection.task(history_length=history_length))
         self.opening = sse_frame(result_body(call_id, first), projection.seq or None)
 
     def encode(self, events: Sequence[StoredEvent]) -> bytes:
-        call_id = self._call_id
+        head = self._head
         return b"".join(
-            sse_frame(result_body(call_id, made), seq) for seq, made in project_events(self._projection, events)
+            sse_frame(b"%s%s}" % (head, _encode(made)), seq) for seq, made in project_events(self._projection, events)
         )
 
     def finished(self, events: Sequence[StoredEvent]) -> bool:
