@@ -1,7 +1,9 @@
 """The input guardrail's rule layers: normalization, then the intent families, then pasted secrets and PII.
 
 Pure and fast (``bench/guardrails.py``: well under a millisecond a message). The optional model-based
-check (``model_check``) runs after it, in the node, only for messages these layers allow.
+check (``model_check``) runs after it, in the node, only for messages these layers allow. The learned
+classifier (``learned``) is measured beside the rules (``check_learned``) but ``check_input`` does not run it
+yet (ADR 43).
 """
 
 from __future__ import annotations
@@ -10,26 +12,44 @@ from typing import Literal
 
 import msgspec
 
-from agent.guardrails.normalize import normalize
+from agent.guardrails.learned import learned_reason
+from agent.guardrails.normalize import NormalizedText, normalize
 from agent.guardrails.pasted_secrets import find_pasted_secret
 from agent.guardrails.pii import find_pii
 from agent.guardrails.reasons import RefusalReason
 from agent.guardrails.rules import first_matching_rule
 
-__all__ = ("InputVerdict", "check_input")
+__all__ = ("InputVerdict", "check_input", "check_learned", "check_rules")
 
 
 class InputVerdict(msgspec.Struct, frozen=True, kw_only=True):
     allowed: bool
     reason: RefusalReason | None = None
     rule: str | None = None
-    """What matched: an intent family (``repeat_previous_text``), ``pasted_<kind>``, a PII kind, or ``model``."""
-    layer: Literal["rules", "model"] | None = None
+    """What matched: an intent family (``repeat_previous_text``), ``pasted_<kind>``, a PII kind, ``classifier``
+    or ``model``."""
+    layer: Literal["rules", "classifier", "model"] | None = None
     """Which layer refused."""
 
 
 def check_input(message: str) -> InputVerdict:
-    text = normalize(message)
+    """The rule layers. The learned classifier (``check_learned``) is measured beside them but not run here:
+    wired in, it failed the sealed set's reason-accuracy threshold (ADR 43)."""
+    return check_rules(message)
+
+
+def check_rules(message: str) -> InputVerdict:
+    """The rule layers alone (normalization, intent families, pasted secrets, personal numbers)."""
+    return _rules(message, normalize(message))
+
+
+def check_learned(message: str) -> InputVerdict:
+    """The learned classifier alone (``agent.guardrails.learned``), as ``harness eval redteam --layer
+    classifier`` measures it; ``layer`` and ``rule`` are ``classifier`` on its refusals."""
+    return _learned(normalize(message))
+
+
+def _rules(message: str, text: NormalizedText) -> InputVerdict:
     rule = first_matching_rule(text)
     if rule is not None:
         return InputVerdict(allowed=False, reason=rule.reason, rule=rule.name, layer="rules")
@@ -40,3 +60,10 @@ def check_input(message: str) -> InputVerdict:
     if pii is not None:
         return InputVerdict(allowed=False, reason=pii, rule=pii.removeprefix("pii_"), layer="rules")
     return InputVerdict(allowed=True)
+
+
+def _learned(text: NormalizedText) -> InputVerdict:
+    reason = learned_reason(text)
+    if reason is None:
+        return InputVerdict(allowed=True)
+    return InputVerdict(allowed=False, reason=reason, rule="classifier", layer="classifier")
