@@ -26,6 +26,9 @@ from agent.stores import StoreUnavailable
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from contextlib import AbstractAsyncContextManager
+
+    from agent.evaluation.capture import RunSource
 
 __all__ = ("main",)
 
@@ -52,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ask.add_argument("question")
     ask.add_argument("--session", help="continue this session")
 
-    add_eval_parser(commands)
+    add_eval_parser(commands).set_defaults(open_run_source=_open_run_source)
 
     docs = commands.add_parser("docs", help="regenerate docs/ from the code (OpenAPI, events, schemas, AsyncAPI)")
     docs.add_argument("--check", action="store_true", help="write nothing; exit 1 if docs/ differs from the code")
@@ -109,6 +112,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, StoreUnavailable) as exc:
         print(f"harness: {exc}", file=sys.stderr)
         return 2
+
+
+def _open_run_source() -> AbstractAsyncContextManager[RunSource]:
+    """The service's run store, from the same settings as ``harness serve``, for ``harness eval capture``."""
+    from api.runs.capture_source import open_capture_source
+    from api.settings import Settings
+
+    return open_capture_source(Settings.from_env().runs)
 
 
 def _docs(directory: Path, *, check: bool) -> int:

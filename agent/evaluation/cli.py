@@ -15,6 +15,7 @@ import msgspec
 from rich.console import Console
 
 from agent.config import AgentConfig, ConfigError
+from agent.evaluation.capture import add_capture_parser, run_capture_command
 from agent.evaluation.compare_command import add_compare_parser, compare_settings, verdict_of
 from agent.evaluation.console import add_format_argument, output_console, output_format
 from agent.evaluation.dataset import (
@@ -28,6 +29,7 @@ from agent.evaluation.execution import DEFAULT_CONCURRENCY, LOCAL_CONCURRENCY, E
 from agent.evaluation.gate import GateConfigError, evaluate_gate, find_pyproject, load_gate_config
 from agent.evaluation.judge import JudgeSettings, Judging, judging
 from agent.evaluation.model_calls import add_model_call_arguments, cache_directory, eval_model_calls, print_model_calls
+from agent.evaluation.redteam_command import add_redteam_parser, run_redteam_command
 from agent.evaluation.report import ReportError, build_report, dataset_info, load_report
 from agent.evaluation.run_output import print_gate, print_summary
 from agent.evaluation.statistics import DEFAULT_SEED
@@ -100,7 +102,10 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     add_format_argument(parser)
     add_model_call_arguments(parser)
-    add_compare_parser(parser.add_subparsers(dest="eval_command", metavar="compare"))
+    eval_commands = parser.add_subparsers(dest="eval_command", metavar="{compare,capture}")
+    add_compare_parser(eval_commands)
+    add_capture_parser(eval_commands)
+    add_redteam_parser(eval_commands)
     return parser
 
 
@@ -108,6 +113,10 @@ def run_eval_command(args: argparse.Namespace) -> int:
     console = output_console()
     errors = Console(stderr=True)
     form = output_format(args.format, console)
+    if getattr(args, "eval_command", None) == "capture":
+        return run_capture_command(args)
+    if getattr(args, "eval_command", None) == "redteam":
+        return run_redteam_command(args)
     try:
         if args.compare or getattr(args, "eval_command", None) == "compare":
             base, cand = (load_report(path) for path in args.compare or (args.baseline, args.candidate))

@@ -1,10 +1,7 @@
 """The client's messages of a task, read back from the graph's checkpoints: what the service keeps of them.
 
-The event log holds what a run did, not what it was given. What it was given is in its thread's checkpoints, each
-tagged with the run's id (``run_options.graph_run_config``): the run's input is the value of the ``__start__``
-channel of its ``input`` checkpoint, and each answer to one of its interrupts is the ``__resume__`` write of the
-``Command(resume=...)`` on the checkpoint it waited at. Both are as durable as the thread (SQLite or PostgreSQL),
-are erased with its session and go with a rolled-back run.
+The event log holds what a run did, not what it was given: its input and the answers to its interrupts are read
+from its thread's checkpoints (``api.runs.run_inputs``), as durable as the thread.
 
 They come back as the graph took them: a chat graph's human messages with their ids (a message's id is the
 client's), any other input as one data part, an answer as its text or its data part. An id the graph does not keep
@@ -19,16 +16,13 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import BaseMessage
 
 from api.a2a.types import Message, Part
+from api.runs.run_inputs import run_inputs
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
 __all__ = ("ClientMessages", "client_messages")
 
-_START = "__start__"
-NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
-"""The task id LangGraph writes a ``Command``'s values under (private to it since 1.0: ``langgraph._internal``)."""
-_RESUME = "__resume__"
 _USER = "ROLE_USER"
 
 
@@ -45,24 +39,16 @@ async def client_messages(
 ) -> ClientMessages:
     """The client's messages of the task ``task_id`` (a run) in the context ``context_id`` (its thread); ``chat``:
     the graph takes ``messages``, whose human ones are the client's."""
-    config: Any = {"configurable": {"thread_id": context_id, "checkpoint_ns": ""}}
-    held = [found async for found in checkpointer.alist(config, filter={"run_id": task_id})]
-    held.sort(key=lambda found: found.config["configurable"]["checkpoint_id"])  # uuid6: oldest first
-    started: list[Message] = []
-    answers: list[Message] = []
-    for found in held:
-        if (found.metadata or {}).get("source") == "input":
-            given = found.checkpoint["channel_values"].get(_START)
-            started += _inputs(given, context_id, task_id, chat=chat)
-        for writer, channel, value in found.pending_writes or ():
-            if writer == NULL_TASK_ID and channel == _RESUME:
-                answers.append(_message(f"{task_id}-answer-{len(answers) + 1}", _part(value), context_id, task_id))
+    given = await run_inputs(checkpointer, context_id, task_id)
+    started = [message for value in given.inputs for message in _inputs(value, context_id, task_id, chat=chat)]
+    answers = [
+        _message(f"{task_id}-answer-{number}", _part(value), context_id, task_id)
+        for number, value in enumerate(given.resumes, 1)
+    ]
     return ClientMessages(started, answers)
 
 
 def _inputs(given: Any, context_id: str, task_id: str, *, chat: bool) -> list[Message]:
-    if given is None:
-        return []
     said = given.get("messages") if chat and isinstance(given, dict) else None
     if not isinstance(said, list):
         return [_message(f"{task_id}-input", Part(data=given), context_id, task_id)]
