@@ -3,6 +3,7 @@
 harness serve [--provider local]   the API under uvicorn (HARNESS_* variables; `local` starts the real model)
 harness ask "question"             one turn in-process, printed as its ChatResponse
 harness eval [--gate] ...          the eval dataset through the graph, with reports and the quality gate
+harness eval capture RUN_ID...     finished runs as dataset cases (--dataset FILE); eval redteam, compare too
 harness docs [--check]             regenerate docs/ (OpenAPI, events.md, JSON Schemas, AsyncAPI)
 harness doctor --url URL           check a deployment from outside: negotiation, streaming through proxies, replay
 harness purge --older-than 30d     remove what finished before then (runs, events, checkpoints, interactions)
