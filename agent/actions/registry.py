@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import msgspec
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from agent.actions.ledger import Ledger
     from agent.state import PrincipalState
 
@@ -24,6 +26,7 @@ __all__ = (
     "NotPossible",
     "NotPossibleReason",
     "unknown_action",
+    "which_record",
 )
 
 _INVOICE_ID = re.compile(r"^INV-\d{4}$")
@@ -65,6 +68,16 @@ def _unbound(asker: PrincipalState, act: str, unknown: str) -> NotPossible | Non
         reason="wrong_account",
         text=f"Your sign-in is linked to no account, so I can't {act} for you: I can't tell {unknown}. Whoever "
         "manages your access can link your sign-in to your account; then ask again.",
+    )
+
+
+def which_record(action: Action, candidates: Sequence[str]) -> NotPossible:
+    """A request that could mean any of several records: ask which, never guess."""
+    what = "invoice should I refund" if action.argument == "invoice_id" else "account should I delete"
+    listed = ", ".join(candidates[:-1]) + f" or {candidates[-1]}" if len(candidates) > 1 else "".join(candidates)
+    return NotPossible(
+        reason="missing_argument",
+        text=f"Which {what}: {listed}? Tell me the one you mean and I'll propose it for a person to approve.",
     )
 
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent.actions.intent import find_records, read_requests
 from agent.llm.types import StructuredOutput, ToolSpec
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from agent.actions import Action
+    from agent.actions.intent import Requests
 
 __all__ = ("GUIDED_TEXT_CHARS", "answer_format")
 
@@ -33,7 +35,9 @@ def answer_format(
     """The schema of an answer to ``message`` given these passages and actions, and the actions as tools."""
     named = {action.name: _named_records(action, message) for action in actions}
     return (
-        StructuredOutput(name=_NAME, strict=_strict(doc_ids, actions, named), guided=_guided(doc_ids, actions, named)),
+        StructuredOutput(
+            name=_NAME, strict=_strict(doc_ids, actions, named), guided=_guided(doc_ids, actions, named, message)
+        ),
         tuple(
             ToolSpec(name=action.name, description=action.description, parameters=_arguments(action, named))
             for action in actions
@@ -42,7 +46,15 @@ def answer_format(
 
 
 def _named_records(action: Action, message: str) -> list[str]:
-    return sorted({match.upper() for match in action.record_id.findall(message)})
+    """The records of the action's kind the message names, in any spelling (``inv 1003``, ``ACC_2001``),
+    as the canonical ids the action takes."""
+    return sorted({r.record_id for r in find_records(message) if action.record_id.fullmatch(r.record_id)})
+
+
+def _asked(action: Action, requests: Requests) -> bool:
+    """Whether the message asks for this action (read by meaning, as the stub reads it): the small model's
+    grammar offers a proposal only then, so "don't delete ACC-2001" cannot become a deletion."""
+    return requests.of(action.name) is not None
 
 
 def _arguments(action: Action, named: dict[str, list[str]]) -> dict[str, Any]:
@@ -85,7 +97,9 @@ def _strict(doc_ids: Sequence[str], actions: Sequence[Action], named: dict[str, 
     }
 
 
-def _guided(doc_ids: Sequence[str], actions: Sequence[Action], named: dict[str, list[str]]) -> dict[str, Any]:
+def _guided(
+    doc_ids: Sequence[str], actions: Sequence[Action], named: dict[str, list[str]], message: str
+) -> dict[str, Any]:
     """A branch per kind. An answer cites exactly one passage; with none retrieved only ``no_answer`` (or a
     proposal) is possible; a proposal is only offered for a record the user named."""
     citations: dict[str, Any] = (
@@ -106,7 +120,8 @@ def _guided(doc_ids: Sequence[str], actions: Sequence[Action], named: dict[str, 
             "additionalProperties": False,
         }
     ]
-    proposable = [_action_object(a, named) for a in actions if named[a.name]]
+    requests = read_requests(message)
+    proposable = [_action_object(a, named) for a in actions if named[a.name] and _asked(a, requests)]
     if proposable:
         shapes.append(
             {

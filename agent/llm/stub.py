@@ -25,12 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from agent.actions.intent import DELETE, REFUND, read_requests
 from agent.llm.errors import ProviderStreamFailed, ProviderUnavailable
 from agent.llm.types import Chunk, Completion
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
+    from agent.actions.intent import ActionRequest
     from agent.config import StubConfig
     from agent.llm.types import ChatMessage, LLMParams
 
@@ -39,20 +41,18 @@ __all__ = ("StubLLM", "compose_answer", "derive_seed", "draw_rank")
 _PASSAGE_HEADER = re.compile(r"^\[(?P<doc_id>[\w-]+)\] (?P<title>.+)$")
 _SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z])")
 _PIECE = re.compile(r"\s*\S{1,8}")
-_INVOICE = re.compile(r"\bINV-\d{4}\b", re.IGNORECASE)
-_ACCOUNT = re.compile(r"\bACC-\d{4}\b", re.IGNORECASE)
 _REFUND = re.compile(r"\brefund", re.IGNORECASE)
-_DELETE_ACCOUNT = re.compile(r"\b(delete|close|remove|erase)\b.*\baccount\b", re.IGNORECASE)
-_QUESTION = re.compile(
-    r"\?|^\s*(how|what|where|when|why|who|which|can i|could i|do i|does|is|are|should|will)\b|\bhow (do|can|to)\b",
-    re.IGNORECASE,
-)
-"""A question about an action ("How do I delete my account?") is answered from the passages, not acted on."""
-_REFUND_REQUEST = re.compile(
-    r"\brefund (my|the|this|that|an?|it|me)\b|\b(i want|i'd like|i would like|i need|give me|issue) (a |my )?refund\b",
-    re.IGNORECASE,
-)
-_DELETE_REQUEST = re.compile(r"\b(delete|close|remove|erase) (my|the|this|that|our) account\b", re.IGNORECASE)
+_ARGUMENT = {REFUND: "invoice_id", DELETE: "account_id"}
+_PROPOSE = {
+    REFUND: (
+        "I can refund invoice {id} once a person approves it.",
+        "I can refund that invoice once a person approves it.",
+    ),
+    DELETE: (
+        "I can delete account {id} once a person approves it. Deletion cannot be undone.",
+        "I can delete that account once a person approves it.",
+    ),
+}
 
 _NO_ANSWER = (
     "I couldn't find that in the Nimbus Cloud help centre. I can help with accounts, passwords, billing, "
@@ -177,41 +177,33 @@ def compose_answer(
     (in rank order) it answers from and cites: the first, unless the stub samples."""
     chosen = passages[pick(len(passages))] if passages else None
     cited = [chosen[0]] if chosen else []
-    if _REFUND.search(question) and (invoice := _INVOICE.search(question)):
-        refunds = [doc_id for doc_id, title, _ in passages if _REFUND.search(title)]
-        cited = [refunds[pick(len(refunds))]] if refunds else cited
-        invoice_id = invoice.group().upper()
-        return {
-            "kind": "action_proposal",
-            "text": f"I can refund invoice {invoice_id} once a person approves it.",
-            "citations": cited,
-            "action": {"name": "issue_refund", "arguments": {"invoice_id": invoice_id}},
-        }
-    if _DELETE_ACCOUNT.search(question) and (account := _ACCOUNT.search(question)):
-        account_id = account.group().upper()
-        return {
-            "kind": "action_proposal",
-            "text": f"I can delete account {account_id} once a person approves it. Deletion cannot be undone.",
-            "citations": cited,
-            "action": {"name": "delete_account", "arguments": {"account_id": account_id}},
-        }
-    if not _QUESTION.search(question):
-        # asked to act, but without an id: propose with what was given and let the registry ask for the rest
-        if _REFUND_REQUEST.search(question):
-            return {
-                "kind": "action_proposal",
-                "text": "I can refund that invoice once a person approves it.",
-                "citations": [],
-                "action": {"name": "issue_refund", "arguments": {}},
-            }
-        if _DELETE_REQUEST.search(question):
-            return {
-                "kind": "action_proposal",
-                "text": "I can delete that account once a person approves it.",
-                "citations": [],
-                "action": {"name": "delete_account", "arguments": {}},
-            }
+    request = read_requests(question).first()
+    if request is not None:
+        return _proposal(request, passages, cited, pick)
     if chosen is None:
         return {"kind": "no_answer", "text": _NO_ANSWER, "citations": []}
     _, _, text = chosen
     return {"kind": "answer", "text": " ".join(_SENTENCE_END.split(text)[:2]), "citations": cited}
+
+
+def _proposal(
+    request: ActionRequest, passages: Sequence[tuple[str, str, str]], cited: list[str], pick: Callable[[int], int]
+) -> dict[str, Any]:
+    """The first action the question asks for, read by meaning (``agent.actions.intent``): with the record it
+    names, with none when it names none or could mean several (the agent then asks which), or an action
+    the agent does not have under its own name (the agent then says so)."""
+    if request.name == REFUND:
+        refunds = [doc_id for doc_id, title, _ in passages if _REFUND.search(title)]
+        cited = [refunds[pick(len(refunds))]] if refunds else cited
+    argument = _ARGUMENT.get(request.name)
+    record = request.record_ids[0] if request.record_ids and not request.ambiguous else None
+    named, unnamed = _PROPOSE.get(request.name, ("I can't do that here.", "I can't do that here."))
+    text = named.format(id=record) if record else unnamed
+    if record and len(request.record_ids) > 1:
+        text += f" Ask me again for {', '.join(request.record_ids[1:])} once this one is decided."
+    return {
+        "kind": "action_proposal",
+        "text": text,
+        "citations": cited if argument and record else [],
+        "action": {"name": request.name, "arguments": {argument: record} if argument and record else {}},
+    }

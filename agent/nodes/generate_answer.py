@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.config import get_stream_writer
 
-from agent.actions.registry import unknown_action
+from agent.actions.intent import canonical_arguments, read_requests
+from agent.actions.registry import unknown_action, which_record
 from agent.history import prompt_history
 from agent.instrument import NodeResult
 from agent.intake import message_text
@@ -37,9 +38,11 @@ MAX_ANSWER_TOKENS = 400
 class _Draft:
     """Decides, once the whole answer is in, what it means: an answer, or an action to approve."""
 
-    def __init__(self, deps: AgentDeps, asker: PrincipalState) -> None:
+    def __init__(self, deps: AgentDeps, asker: PrincipalState, message: str) -> None:
         self._deps = deps
         self._asker = asker
+        self._requests = read_requests(message)
+        """What the message asks for, read by meaning: any model's proposal is held to it."""
         """Who asks: what "my account" means, and which records they may act on."""
         self.parsed = ParsedAnswer(kind="answer", text="")
         self.proposal: ProposalState | None = None
@@ -64,7 +67,11 @@ class _Draft:
         if action is None or registered is None:
             self.not_possible = unknown_action(action.name if action else None)
             return
-        arguments = registered.bind(action.arguments, self._asker)
+        request = self._requests.of(action.name)
+        if request is not None and request.ambiguous:
+            self.not_possible = which_record(registered, request.record_ids)
+            return
+        arguments = registered.bind(canonical_arguments(action.arguments), self._asker)
         self.not_possible = await registered.check(arguments, self._asker)
         if self.not_possible is None:
             self.proposal = {
@@ -83,7 +90,7 @@ async def generate_answer(state: AgentState, deps: AgentDeps) -> NodeResult:
     messages = build_messages(message, passages, history, account_id=asker["account_id"])
     structured, tools = answer_format([p.doc_id for p in passages], deps.actions.actions, message)
     params = LLMParams(max_tokens=MAX_ANSWER_TOKENS, temperature=0.0, structured=structured, tools=tools)
-    draft = _Draft(deps, asker)
+    draft = _Draft(deps, asker, message)
     with deps.tracer.start_as_current_span("llm.generate") as span:
         span.set_attribute("llm.model", deps.llm.model)
         reply = await call_model(deps, messages, params, get_stream_writer(), draft.finish)

@@ -81,6 +81,7 @@ async def turn(
     tool_calls: tuple[ToolCall, ...] = (),
     *,
     account_id: str | None = None,
+    message: str = "Please refund invoice INV-1003.",
 ) -> tuple[ChatResponse, list[TokenDelta]]:
     deps = AgentDeps(
         llm=ScriptedLLM(answer, tool_calls),
@@ -96,7 +97,7 @@ async def turn(
     state: dict[str, Any] = {}
     start = await admit_message(
         deps,
-        "Please refund invoice INV-1003.",
+        message,
         run_id="r_1",
         session_id="s_1",
         principal={"subject": "alice" if account_id else None, "account_id": account_id},
@@ -182,3 +183,25 @@ async def test_a_tool_call_for_a_record_that_does_not_exist_is_not_possible(ledg
     response, _ = await turn(None, ActionRegistry.default(ledger), (call,))
 
     assert (response.answer.kind, response.answer.reason) == ("action_not_possible", "unknown_record")
+
+
+async def test_a_tool_call_on_an_ambiguous_request_asks_which_record_instead_of_guessing(
+    ledger: SqliteLedger,
+) -> None:
+    call = ToolCall(name="issue_refund", arguments={"invoice_id": "INV-1001"})
+    response, _ = await turn(
+        None, ActionRegistry.default(ledger), (call,), message="Refund INV-1001 or INV-1002, whichever was doubled"
+    )
+
+    assert response.pending_approval is None
+    assert response.answer.kind == "action_not_possible"
+    assert response.answer.reason == "missing_argument"
+    assert response.answer.text.startswith("Which invoice should I refund: INV-1001 or INV-1002?")
+
+
+async def test_a_tool_calls_record_in_another_spelling_is_read_as_the_record(ledger: SqliteLedger) -> None:
+    call = ToolCall(name="issue_refund", arguments={"invoice_id": "inv 1003"})
+    response, _ = await turn(None, ActionRegistry.default(ledger), (call,), message="my money back for inv 1003 please")
+
+    assert response.answer.kind == "action_proposal"
+    assert response.answer.text.startswith("Refund invoice INV-1003 (")
