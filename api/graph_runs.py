@@ -17,13 +17,13 @@ from api.runs.errors import ApprovalNotFound, RunNotPaused, SessionNotFound
 if TYPE_CHECKING:
     from agent.graphs import GraphRegistry, RegisteredGraph
     from api.auth import Principal
-    from api.runs.log.records import GraphRun
+    from api.runs.log.records import GraphRun, RunRecord
     from api.runs.log.threads import ThreadRecord
     from api.runs.registry import RunRegistry
     from api.runs.run import Run
     from api.runs.threads import ThreadBook
 
-__all__ = ("answer_on_thread", "graph_named", "start_on_thread")
+__all__ = ("answer_on_thread", "enqueue_on_thread", "graph_named", "start_on_thread")
 
 
 def graph_named(graphs: GraphRegistry, assistant_id: str) -> RegisteredGraph:
@@ -46,20 +46,53 @@ async def start_on_thread(
     principal: Principal,
     create: bool,
     interrupt_busy: bool = False,
+    rollback_busy: bool = False,
 ) -> Run:
     """Start a run of ``registered`` on ``thread_id`` (a thread of its own when None; with ``create``, a thread the
-    id names that does not exist yet is made for ``principal``)."""
+    id names that does not exist yet is made for ``principal``). A busy thread: ``RunRegistry.start_graph_run``."""
+    thread = await _thread_to_run(threads, thread_id, principal, create=create)
+    run = await runs.start_graph_run(
+        registered,
+        thread.thread_id,
+        graph_input,
+        options,
+        principal,
+        interrupt_busy=interrupt_busy,
+        rollback_busy=rollback_busy,
+    )
+    await threads.used(thread, registered.graph_id)
+    return run
+
+
+async def enqueue_on_thread(
+    runs: RunRegistry,
+    threads: ThreadBook,
+    registered: RegisteredGraph,
+    thread_id: str | None,
+    graph_input: Any,
+    *,
+    options: GraphRun,
+    principal: Principal,
+    create: bool,
+) -> Run | RunRecord:
+    """``start_on_thread``, but a run on a busy thread is queued behind its runs (``pending``) rather than refused:
+    the run, or its pending record."""
+    thread = await _thread_to_run(threads, thread_id, principal, create=create)
+    run = await runs.enqueue_graph_run(registered, thread.thread_id, graph_input, options, principal)
+    await threads.used(thread, registered.graph_id)
+    return run
+
+
+async def _thread_to_run(
+    threads: ThreadBook, thread_id: str | None, principal: Principal, *, create: bool
+) -> ThreadRecord:
     if thread_id is None:
         thread, _ = await threads.create(None, {}, principal)
     elif create:
         thread, _ = await threads.create(thread_id, {}, principal)  # theirs as it is, or a 404
     else:
         thread = await threads.get(thread_id, principal)
-    run = await runs.start_graph_run(
-        registered, thread.thread_id, graph_input, options, principal, interrupt_busy=interrupt_busy
-    )
-    await threads.used(thread, registered.graph_id)
-    return run
+    return thread
 
 
 async def answer_on_thread(

@@ -55,8 +55,8 @@ RunStatusName = Literal["pending", "running", "error", "success", "timeout", "in
 ThreadStatus = Literal["idle", "busy", "interrupted", "error"]
 RUN_STREAM_MODES: tuple[str, ...] = (*GRAPH_STREAM_MODES, "messages-tuple")
 """The stream modes a run may ask for: LangGraph's, and the SDKs' ``messages-tuple`` (streamed as ``messages``)."""
-SERVED_MULTITASK_STRATEGIES = ("reject", "interrupt")
-"""What a run does when its thread is busy, as served: ``enqueue`` and ``rollback`` are not (422)."""
+SERVED_MULTITASK_STRATEGIES = ("reject", "interrupt", "rollback", "enqueue")
+"""What a run does when its thread is busy (docs/adr/0039-double-texting.md)."""
 RESERVED_OPTION_KEY_PATTERN = r"^(?!(?:thread_id|run_id|graph_id|assistant_id)(?![\s\S])|__|checkpoint_|langgraph_)"
 r"""A key a client may give in a run's ``configurable``, ``metadata`` or ``context``: not one LangGraph or the service
 reads itself (``api.runs.run_options.reserved_key``). ``(?![\s\S])`` ends the string in both Python and ECMA-262
@@ -298,12 +298,13 @@ class RunCreate(msgspec.Struct, kw_only=True):
         Any,
         msgspec.Meta(
             description=(
-                "When the thread is busy: `reject` (409) or `interrupt` (the busy run ends first). `enqueue` and "
-                "`rollback` are not served (422)."
+                "When the thread is busy: `enqueue` (the default: the run is `pending` until the thread is free, "
+                "then runs), `reject` (409), `interrupt` (the busy run ends first) or `rollback` (the busy run "
+                "ends and is removed with its checkpoints first)."
             ),
             extra_json_schema={"type": "string", "enum": list(SERVED_MULTITASK_STRATEGIES)},
         ),
-    ] = "reject"
+    ] = "enqueue"
     if_not_exists: Literal["reject", "create"] = "reject"
     config: RunConfig | None = None
     context: RunOptions | None = None

@@ -11,7 +11,7 @@ from contracts.responses import ChatResponse, PendingApproval
 
 __all__ = ("RunError", "RunSnapshot", "RunStatus")
 
-RunStatus = Literal["running", "waiting", "completed", "failed", "cancelled"]
+RunStatus = Literal["pending", "running", "waiting", "completed", "failed", "cancelled"]
 
 
 class RunError(msgspec.Struct, kw_only=True):
@@ -32,7 +32,8 @@ class RunSnapshot(msgspec.Struct, kw_only=True):
         RunStatus,
         msgspec.Meta(
             description=(
-                "`running`, `waiting` (paused for a human), or the final `completed`, `failed` or `cancelled`."
+                "`pending` (queued behind its thread's run: `multitask_strategy` `enqueue`), `running`, `waiting` "
+                "(paused for a human), or the final `completed`, `failed` or `cancelled`."
             )
         ),
     ]

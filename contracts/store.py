@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-
 __all__ = (
     "DEPTH_MAX",
     "KEY_MAX",

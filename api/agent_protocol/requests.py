@@ -3,7 +3,7 @@
 Refused with a 422 before anything starts, each a rule the OpenAPI document states (``contracts.agent_protocol``
 and ``api.openapi.agent_protocol_runs``), so a client that follows the schema is never refused: an unknown
 assistant; options that carry a key LangGraph or the service reads itself (``api.runs.run_options``); a stream mode
-LangGraph does not have; the multitask strategies not served (``enqueue``, ``rollback``); a ``command.update`` or
+LangGraph does not have; a multitask strategy LangGraph does not have; a ``command.update`` or
 ``goto``; ``interrupt_before``/``interrupt_after`` naming nodes; both ``input`` and ``command.resume``; a support
 agent's input that carries no message (``SupportMessageInput``, ``SupportMessagesInput``) or a resume that is not
 a decision (``SupportDecisionValue``). The fields are decoded loosely and checked here so that each refusal keeps
@@ -35,12 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ("RequestedRun", "read_run_request")
 
-_UNSUPPORTED_STRATEGIES = {
-    "enqueue": "multitask_strategy `enqueue` is not served here: use `reject` (a 409 while the thread is busy) "
-    "or `interrupt` (the busy run ends first)",
-    "rollback": "multitask_strategy `rollback` is not served here: use `interrupt` (the busy run ends, its "
-    "checkpoints stay)",
-}
 _COUNTS = frozenset({"recursion_limit", "max_concurrency"})
 
 
@@ -71,8 +65,7 @@ def read_run_request(request: RunCreate, graphs: GraphRegistry, *, detached: boo
         )
     strategy = request.multitask_strategy
     if strategy not in SERVED_MULTITASK_STRATEGIES:
-        refused = _UNSUPPORTED_STRATEGIES.get(strategy) if isinstance(strategy, str) else None
-        raise RunRequestInvalid(refused or "multitask_strategy is `reject` or `interrupt`.")
+        raise RunRequestInvalid("multitask_strategy is `enqueue` (the default), `reject`, `interrupt` or `rollback`.")
     modes = _stream_modes(request.stream_mode)
     command = request.command
     resume = command.resume if command is not None else None

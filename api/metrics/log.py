@@ -117,6 +117,18 @@ class MeteredLog:
     async def active_run(self, session_id: str) -> str | None:
         return await self._timed("active_run", self._log.active_run(session_id))
 
+    async def enqueue_run(self, record: RunRecord) -> None:
+        await self._timed("enqueue_run", self._log.enqueue_run(record))
+
+    async def start_queued(self, session_id: str) -> RunRecord | None:
+        return await self._timed("start_queued", self._log.start_queued(session_id))
+
+    async def queued_sessions(self) -> list[str]:
+        return await self._timed("queued_sessions", self._log.queued_sessions())
+
+    async def queued_runs(self, session_id: str) -> list[str]:
+        return await self._timed("queued_runs", self._log.queued_runs(session_id))
+
     async def waiting_runs(self) -> list[RunRecord]:
         return await self._timed("waiting_runs", self._log.waiting_runs())
 

@@ -2,8 +2,11 @@
 stateless (on a thread of their own). Every one is a run of the registry, its stream a view of the run's
 durable log: ``Last-Event-ID`` resumes after any event, on any instance.
 
-A run that stops at an interrupt waits (its stream ends with ``end`` ``interrupted``); the next run of the thread
-whose ``command.resume`` answers it continues that same run, which keeps its id and its events' seqs.
+A run asked for while its thread is busy is queued (``multitask_strategy`` ``enqueue``, the default: ``pending``
+until the thread is free), refused (``reject``), or started once the busy run has ended (``interrupt``) or ended and
+been removed with its checkpoints (``rollback``). A run that stops at an interrupt waits (its stream ends with
+``end`` ``interrupted``); the next run of the thread whose ``command.resume`` answers it continues that same run,
+which keeps its id and its events' seqs.
 """
 
 from __future__ import annotations
@@ -21,12 +24,12 @@ from api.agent_protocol.results import result_body
 from api.agent_protocol.stream import AgentProtocolStream
 from api.agent_protocol.views import SUPPORT_ASSISTANT_ID, run_view
 from api.auth import Principal
-from api.graph_runs import answer_on_thread, start_on_thread
+from api.graph_runs import answer_on_thread, enqueue_on_thread, start_on_thread
 from api.openapi import problem_responses
 from api.openapi.agent_protocol_stream import AgentProtocolStreamOperation
 from api.run_streams import held_slot, open_slot, run_stream
 from api.runs.cluster.quotas import StreamQuota
-from api.runs.errors import RunNotPaused, RunRequestInvalid
+from api.runs.errors import RunNotPaused
 from api.runs.log.records import RunRecord
 from api.runs.registry import RunRegistry
 from api.runs.stream.follow import RunStreams
@@ -251,7 +254,10 @@ async def join_run_stream(
     operation_id="cancelThreadRun",
     tags=[TAG],
     status_code=202,
-    summary="Cancel the run (action `interrupt`); with `wait`, answer its result once it has ended",
+    summary=(
+        "Cancel the run (action `interrupt`), or cancel and remove it with its checkpoints (`rollback`); with "
+        "`wait`, answer its result once it has ended"
+    ),
     responses=problem_responses(401, 403, 404, 409, 422),
 )
 async def cancel_thread_run(
@@ -263,12 +269,19 @@ async def cancel_thread_run(
     principal: NamedDependency[Principal],
     wait: Annotated[bool, QueryParameter(description="Answer the run's result once it has ended.")] = False,
     action: Annotated[
-        Literal["interrupt", "rollback"], QueryParameter(description="`interrupt`; `rollback` is not served (422).")
+        Literal["interrupt", "rollback"],
+        QueryParameter(
+            description=(
+                "`interrupt`: the run ends (`cancelled`); `rollback`: it ends and is removed, its checkpoints and "
+                "events with it, the thread's state as before it (answered once done; `wait` then answers `null`)."
+            )
+        ),
     ] = "interrupt",
 ) -> Response[Any]:
-    if action == "rollback":
-        raise RunRequestInvalid("Cancelling with `rollback` is not served here: cancel with `interrupt`.")
     found = await runs.get(run_id, principal, session_id=thread_id)
+    if action == "rollback":
+        await runs.cancel_rolling_back(found, principal)
+        return Response(None, status_code=200 if wait else 202)
     cursor = found.current_snapshot().last_seq
     await runs.cancel(found, principal)
     if not wait:
@@ -379,6 +392,20 @@ async def _start(
             principal=principal,
         )
         return run.run_id, run.session_id, after
+    create = data.if_not_exists == "create"
+    strategy = data.multitask_strategy
+    if strategy == "enqueue":
+        queued = await enqueue_on_thread(
+            runs,
+            threads,
+            requested.registered,
+            thread_id,
+            requested.input,
+            options=requested.options,
+            principal=principal,
+            create=create,
+        )
+        return queued.run_id, queued.record.snapshot.session_id, 0
     run = await start_on_thread(
         runs,
         threads,
@@ -387,8 +414,9 @@ async def _start(
         requested.input,
         options=requested.options,
         principal=principal,
-        create=data.if_not_exists == "create",
-        interrupt_busy=data.multitask_strategy == "interrupt",
+        create=create,
+        interrupt_busy=strategy == "interrupt",
+        rollback_busy=strategy == "rollback",
     )
     return run.run_id, run.session_id, 0
 

@@ -44,7 +44,7 @@ _CANCEL_MESSAGES = {
     "cancelled": ("The run was cancelled.", False),
     "client_disconnected": ("Every client left and none came back within the grace period.", True),
     "server_shutdown": ("The server shut down while this run was in progress.", True),
-    "superseded": ("A new run of the thread interrupted this one (multitask_strategy interrupt).", False),
+    "superseded": ("A new run of the thread interrupted this one (multitask_strategy interrupt or rollback).", False),
 }
 
 

@@ -1,9 +1,10 @@
 """The run registry: starts turns as runs, resumes and cancels them, and watches who follows them.
 
-Every turn executes as its own task on the instance that received it, never inside a request handler.
-A running run that loses its last follower (here and, with shared stores, on every other instance) goes
-on for ``disconnect_grace_s``; if nobody comes back, its graph run is aborted. A run waiting for a human
-holds no task and lives only in the log, so any instance can resume or cancel it.
+Every turn executes as its own task on the instance that received it, never inside a request handler. A run asked for
+while its thread is busy may wait for it, queued (``pending``, ``api.runs.queue``), and start on whichever instance
+finds the thread free first. A running run that loses its last follower (here and, with shared stores, on every other
+instance) goes on for ``disconnect_grace_s``; if nobody comes back, its graph run is aborted. A run waiting for a
+human holds no task and lives only in the log, so any instance can resume or cancel it.
 """
 
 from __future__ import annotations
@@ -36,8 +37,11 @@ from api.runs.errors import (
     SessionNotFound,
 )
 from api.runs.executor import execute_graph
-from api.runs.log.records import FINISHED, GraphRun, RunRecord
+from api.runs.log.records import FINISHED, PENDING, GraphRun, RunRecord
+from api.runs.principal import Principal
+from api.runs.queue import QueueLoop
 from api.runs.retention import RetentionLoop
+from api.runs.rollback import rewind
 from api.runs.run import Run
 from api.runs.run_options import graph_run_config
 from api.runs.stream.follow import RunStreams
@@ -53,7 +57,6 @@ if TYPE_CHECKING:
     from api.runs.cluster.protocol import Cluster
     from api.runs.cluster.quotas import StreamQuota
     from api.runs.log.protocols import EventLog
-    from api.runs.principal import Principal
     from api.runs.settings import RunSettings
     from api.runs.stream.feed import Follower, RunFeed
     from contracts import PendingApproval, ResumeRequest
@@ -64,6 +67,9 @@ logger = logging.getLogger(__name__)
 
 _POLL_S = 0.05
 _CANCEL_SETTLE_S = 5.0
+_ATTEMPTS = 3
+"""How many times a run with ``interrupt`` or ``rollback`` clears its thread before it gives up (409): another
+run asked for at the same moment may take the thread first."""
 _LOST = {
     "server_restarted": "The server restarted while this run was in progress.",
     "instance_lost": "The instance executing this run stopped answering; the run can be started again.",
@@ -129,6 +135,8 @@ class RunRegistry:
             if settings.retention_days is not None
             else None
         )
+        self.queue = QueueLoop(log, self.start_queued)
+        """Starts the queued runs of threads that are free, on whichever instance looks first."""
 
     # --- life cycle ---
 
@@ -140,6 +148,7 @@ class RunRegistry:
             await self.cluster.start(self)
         if self._retention is not None:
             self._retention.start()
+        self.queue.start()
 
     def begin_shutdown(self) -> None:
         """Stop taking turns and end every open stream: running runs get a terminal error event."""
@@ -153,6 +162,7 @@ class RunRegistry:
 
     async def close(self) -> None:
         self.begin_shutdown()
+        await self.queue.stop()
         if self._retention is not None:
             await self._retention.stop()
         tasks = [run.task for run in self._live.values() if run.task is not None]
@@ -174,7 +184,7 @@ class RunRegistry:
             record = await self.log.claim_run(run_id)
             if record is None:
                 continue
-            if record.snapshot.status != "running":
+            if record.snapshot.status not in ("running", PENDING):  # pending: started, not recorded running yet
                 await self.log.release_run(run_id)
                 continue
             logger.warning("run %s lost its executor; ending it with %s", run_id, code)
@@ -198,10 +208,12 @@ class RunRegistry:
         principal: Principal,
         *,
         interrupt_busy: bool = False,
+        rollback_busy: bool = False,
     ) -> Run:
         """Start a run of ``registered`` on the thread ``thread_id`` (a new one when None) for ``principal``; a
-        thread busy with another run is a 409, or, with ``interrupt_busy``, that run is ended first. ``options``:
-        how a protocol asked for it (None: a ``/chat`` turn, which logs the contract's events only)."""
+        thread busy with another run (or with runs queued) is a 409, or, with ``interrupt_busy``, those runs are
+        ended first, or, with ``rollback_busy``, ended and removed with their checkpoints (``roll_back``).
+        ``options``: how a protocol asked for it (None: a ``/chat`` turn, which logs the contract's events only)."""
         self._refuse_when_closing()
         if thread_id is not None and carries_personal_data(thread_id):
             raise SessionIdRefused
@@ -210,20 +222,102 @@ class RunRegistry:
         record = self._new_record(thread_id, principal, graph=options)
         access = self.access.session_access(principal)
         busy = await self.log.begin_run(record, access, new_session=new_thread)
-        if busy is not None and interrupt_busy:
-            await self._end_run(busy, "superseded")
+        for _ in range(_ATTEMPTS if interrupt_busy or rollback_busy else 0):
+            if busy is None:
+                break
+            await self._clear_thread(thread_id, roll_back=rollback_busy)
             busy = await self.log.begin_run(record, access)
         if busy is not None:
             raise SessionBusy(
                 f"Thread {thread_id} has run {busy} unfinished; wait for it, resume or cancel it, or ask for "
-                "multitask_strategy interrupt.",
+                "multitask_strategy enqueue, interrupt or rollback.",
                 run_id=busy,
             )
-        run = self._track(record)
-        run.emit(msgspec.structs.replace(registered.topology, session_id=thread_id))
-        self._launch_graph(run, registered, graph_input, principal)
+        run = self._launch_new(record, registered, graph_input, principal)
         await asyncio.sleep(0)  # the graph starts now and waits on its checkpointer while the response is built
         return run
+
+    async def enqueue_graph_run(
+        self,
+        registered: RegisteredGraph,
+        thread_id: str,
+        graph_input: Any,
+        options: GraphRun,
+        principal: Principal,
+    ) -> Run | RunRecord:
+        """Start a run of ``registered`` on the thread ``thread_id`` for ``principal`` when the thread is free and
+        nothing is queued before it; else queue it (``pending``, its input in its record) to start, in order, once
+        the thread is free, on whichever instance finds it so first. The run, or its pending record."""
+        self._refuse_when_closing()
+        if carries_personal_data(thread_id):
+            raise SessionIdRefused
+        record = self._new_record(thread_id, principal, graph=options)
+        if await self.log.begin_run(record, self.access.session_access(principal)) is None:
+            run = self._launch_new(record, registered, graph_input, principal)
+            await asyncio.sleep(0)
+            return run
+        record.snapshot.status = "pending"
+        options.input = graph_input
+        await self.log.enqueue_run(record)
+        await self.start_queued(thread_id)  # the thread's run may have ended meanwhile
+        return self._live.get(record.run_id) or record
+
+    async def start_queued(self, session_id: str) -> Run | None:
+        """Start the first queued run of the session if its thread is free now; the run started, if one was."""
+        if self.closing:
+            return None
+        record = await self.log.start_queued(session_id)
+        if record is None:
+            return None
+        graph = record.graph
+        assert graph is not None, "only runs of registered graphs are queued"
+        graph_input, graph.input = graph.input, None
+        snapshot = record.snapshot
+        snapshot.status = "running"
+        snapshot.updated_at = format_timestamp(self.clock.now_ns())
+        registered = self.graphs.get(graph.graph_id)
+        if registered is None:
+            run = self._track(record)
+            run.fail(_error("graph_not_served", f"Graph {graph.graph_id!r} is no longer served.", False))
+            return run
+        self.log.save_run(record)
+        principal = Principal(subject=record.owner, account_id=record.account_id)
+        return self._launch_new(record, registered, graph_input, principal)
+
+    async def roll_back(self, run_id: str, thread_id: str) -> None:
+        """End the run and remove it: its checkpoints (the thread's state is as it was before it) and its record
+        and events, as the Agent Server's ``rollback`` does. The thread is held meanwhile, as an erasure holds it,
+        so that no queued run starts on it (anywhere) from a state about to be taken back."""
+        async with self.eraser.holding([thread_id]):
+            await self._take_back(run_id, thread_id)
+
+    async def _clear_thread(self, thread_id: str, *, roll_back: bool) -> None:
+        """End the thread's unfinished run and its queued runs (``superseded``); with ``roll_back``, remove them too.
+        The thread is held meanwhile, so that no queued run starts when the one before it ends."""
+        async with self.eraser.holding([thread_id]):
+            active = await self.log.active_run(thread_id)
+            for run_id in [*([active] if active else []), *await self.log.queued_runs(thread_id)]:
+                found = await self.find(run_id)
+                if found is None or found.current_snapshot().status in FINISHED:
+                    continue  # ended meanwhile, or before (a queued run cancelled): not this run's to take back
+                if roll_back:
+                    await self._take_back(run_id, thread_id)
+                else:
+                    await self._end_run(run_id, "superseded")
+
+    async def _take_back(self, run_id: str, thread_id: str) -> None:
+        await self._end_run(run_id, "superseded")
+        await rewind(self.agent.stores.checkpointer, thread_id, run_id)
+        await self.log.erase_runs([(run_id, thread_id)])
+
+    async def cancel_rolling_back(self, found: Run | RunRecord, principal: Principal) -> None:
+        """``cancel`` with ``action=rollback``: the run ends and is removed (``roll_back``)."""
+        if not self.access.owns(principal, found.record):
+            raise NotTheOwner("Only the subject who started a run may cancel it.")
+        snapshot = found.current_snapshot()
+        if snapshot.status in FINISHED:
+            raise RunFinished(f"Run {snapshot.run_id} has already ended ({snapshot.status}).")
+        await self.roll_back(snapshot.run_id, snapshot.session_id)
 
     async def resume_graph_run(
         self, registered: RegisteredGraph, thread_id: str, resume: Any, options: GraphRun, principal: Principal
@@ -307,6 +401,8 @@ class RunRegistry:
         status = record.snapshot.status
         if status in FINISHED:
             raise RunFinished(f"Run {run_id} has already ended ({status}).")
+        if status == PENDING:
+            return await self._cancel_queued(run_id)
         if status == "running":
             if self.cluster is None:
                 raise RunNotPaused(f"Run {run_id} is starting or ending; try again.")
@@ -321,6 +417,19 @@ class RunRegistry:
         cursor = run.last_seq
         run.fail(_error("cancelled", "The run was cancelled.", False), status="cancelled")
         return await _settled_snapshot(run, cursor)
+
+    async def _cancel_queued(self, run_id: str) -> RunSnapshot:
+        """End a run that waits in its thread's queue, before it starts (``cancelled``)."""
+        claimed = await self.log.claim_run(run_id)
+        if claimed is None or claimed.snapshot.status != PENDING:
+            if claimed is not None:
+                await self.log.release_run(run_id)
+            raise RunNotPaused(f"Run {run_id} is starting right now; try again.")
+        if claimed.graph is not None:
+            claimed.graph.input = None
+        run = self._track(claimed)
+        run.fail(_error("cancelled", "The run was cancelled before it started.", False), status="cancelled")
+        return await _settled_snapshot(run, 0)
 
     async def check(self) -> None:
         """Raise ``ServiceUnavailable`` unless the service can take turns now."""
@@ -445,6 +554,14 @@ class RunRegistry:
         self._live[run.run_id] = run
         return run
 
+    def _launch_new(
+        self, record: RunRecord, registered: RegisteredGraph, graph_input: Any, principal: Principal
+    ) -> Run:
+        run = self._track(record)
+        run.emit(msgspec.structs.replace(registered.topology, session_id=record.snapshot.session_id))
+        self._launch_graph(run, registered, graph_input, principal)
+        return run
+
     def _new_record(self, session_id: str, principal: Principal, *, graph: GraphRun | None = None) -> RunRecord:
         now = format_timestamp(self.clock.now_ns())
         snapshot = RunSnapshot(
@@ -500,10 +617,23 @@ class RunRegistry:
         self, run: Run, registered: RegisteredGraph, graph_input: Any, config: RunnableConfig, context: RunContext
     ) -> None:
         deleted = await execute_graph(run, registered, graph_input, config, clock=self.clock, context=context)
+        if run.finished and not run.fenced and not self.closing:
+            task = asyncio.create_task(self._start_next(run), name=f"start-next-{run.run_id}")
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
         if deleted is not None:
             task = asyncio.create_task(self.erasure.erase_account(deleted, run), name=f"erase-account-{run.run_id}")
             self._background.add(task)
             task.add_done_callback(self._background.discard)
+
+    async def _start_next(self, ended: Run) -> None:
+        """Start the run queued next on the thread of ``ended``, once its end is committed (else the queue loop
+        does, shortly)."""
+        try:
+            await ended.wait_settled(0)
+            await self.start_queued(ended.session_id)
+        except Exception:
+            logger.warning("could not start the run queued after %s yet", ended.run_id, exc_info=True)
 
     async def idle(self) -> None:
         """Return once the work runs asked for after they ended (erasures) is done."""

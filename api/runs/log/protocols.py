@@ -8,7 +8,8 @@ these they need: a stream reads through ``EventStore``, the erasure forgets thro
   then calls ``on_commit`` so the registry can publish them: persisted before published.
 - ``RunStore``: the runs' records, and who may write a run. Writing a run is a privilege: ``begin_run`` takes
   it for a new run (and its session), ``claim_run`` for an existing one that nobody executes (to resume,
-  cancel or end it). A record whose status is not ``running`` gives it back, as does ``release_run``. A
+  cancel or end it), ``start_queued`` for a queued one it starts. A record whose status is not ``running``
+  gives it back, as does ``release_run``. A
   shared log refuses the appends of an instance that lost the privilege (its lease ran out and another
   instance took the run over) and reports them to ``on_fenced``, so seqs stay unique and contiguous whoever
   writes.
@@ -73,16 +74,36 @@ class RunStore(Protocol):
         ...
 
     async def begin_run(self, record: RunRecord, access: SessionAccess, *, new_session: bool = False) -> str | None:
-        """Record a new run and take the right to write it; when its session has an unfinished run, change
-        nothing and return that run's id. A session ``access`` may not continue raises ``SessionNotFound``, and
-        so does one being erased unless ``access`` may continue it: then ``SessionBusy``. A session nobody has
-        used becomes ``access.owner``'s, decided atomically in the store that owns sessions, so of two callers
-        naming it at once exactly one gets it. ``new_session``: the service has just made the session's id, so
-        no store knows it yet."""
+        """Record a new run and take the right to write it; when its session has an unfinished run, or a run queued
+        (``pending``), change nothing and return that run's id. A session ``access`` may not continue raises
+        ``SessionNotFound``, and so does one being erased unless ``access`` may continue it: then ``SessionBusy``. A
+        session nobody has used becomes ``access.owner``'s, decided atomically in the store that owns sessions, so
+        of two callers naming it at once exactly one gets it. ``new_session``: the service has just made the
+        session's id, so no store knows it yet."""
         ...
 
     async def active_run(self, session_id: str) -> str | None:
         """The session's unfinished (running or waiting) run, if it has one."""
+        ...
+
+    async def enqueue_run(self, record: RunRecord) -> None:
+        """Record a ``pending`` run (its input in its record) at the end of its session's queue: a session the
+        caller's ``begin_run`` found busy, so one it may continue. ``SessionBusy`` while it is being erased."""
+        ...
+
+    async def start_queued(self, session_id: str) -> RunRecord | None:
+        """When the session has no unfinished run, take the first of its queued runs still ``pending``, in one
+        step: it becomes the session's running run, with the right to write it, as ``begin_run``'s does. Its
+        record (as it was queued: the caller records it running); None when the session is busy or being
+        erased, has nothing queued, or its first queued run is being cancelled."""
+        ...
+
+    async def queued_sessions(self) -> list[str]:
+        """The sessions that have runs queued (some may have ended meanwhile)."""
+        ...
+
+    async def queued_runs(self, session_id: str) -> list[str]:
+        """The session's queued runs, oldest first (some may have ended meanwhile)."""
         ...
 
     async def waiting_runs(self) -> list[RunRecord]:

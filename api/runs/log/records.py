@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = (
     "FINISHED",
+    "PENDING",
     "EncodedRecord",
     "GraphRun",
     "RunRecord",
@@ -35,6 +36,8 @@ __all__ = (
 
 FINISHED = frozenset({"completed", "failed", "cancelled"})
 """Run statuses after a terminal event."""
+PENDING = "pending"
+"""A run queued behind its thread's unfinished run (``multitask_strategy`` ``enqueue``): it has no events yet."""
 
 
 class StoredEvent(msgspec.Struct, frozen=True, gc=False, array_like=True):
@@ -93,6 +96,8 @@ class GraphRun(msgspec.Struct, kw_only=True):
     """What it waits for, while it waits."""
     output: Any = None
     """Its final state, once completed."""
+    input: Any = None
+    """The input of a run that is ``pending`` (queued behind its thread's run), kept until it starts."""
 
 
 class RunRecord(msgspec.Struct, kw_only=True):

@@ -24,7 +24,7 @@ from api.runs.errors import SessionBusy, SessionNotFound
 from api.runs.log.records import EncodedRecord, StoredEvent, envelope_of_frame, open_record, where_event
 from api.runs.log.redis_entries import entry_blob, entry_events
 from api.runs.log.redis_key_check import RedisKeyCheck
-from api.runs.log.redis_scripts import APPEND, BEGIN, CLAIM, HOLD, RELEASE, RENEW
+from api.runs.log.redis_scripts import APPEND, BEGIN, CLAIM, ENQUEUE, HOLD, RELEASE, RENEW, START_QUEUED
 from api.runs.log.threads import encode_thread, open_thread
 from api.runs.log.writer import BatchWriter
 from api.stopping import stop_task
@@ -88,6 +88,8 @@ class RedisEventLog:
         self._append = redis.register_script(APPEND)
         self._begin = redis.register_script(BEGIN)
         self._claim = redis.register_script(CLAIM)
+        self._enqueue = redis.register_script(ENQUEUE)
+        self._start_queued = redis.register_script(START_QUEUED)
         self._hold = redis.register_script(HOLD)
         self._release = redis.register_script(RELEASE)
         self._renew = redis.register_script(RENEW)
@@ -240,6 +242,50 @@ class RedisEventLog:
         found = cast("bytes | None", await self._redis.get(self.keys.session(session_id)))
         return None if found is None else found.decode()
 
+    async def enqueue_run(self, record: RunRecord) -> None:
+        keys, snapshot = self.keys, record.snapshot
+        run_id, session_id = snapshot.run_id, snapshot.session_id
+        encoded = self._encoded(record)
+        queued = await self._enqueue(
+            keys=[
+                keys.run(run_id),
+                keys.queue(session_id),
+                keys.queued,
+                keys.erasing(session_id),
+                keys.session_runs(session_id),
+            ],
+            args=[run_id, encoded.data, session_id],
+        )
+        if not queued:
+            raise SessionBusy(f"Session {session_id} is being erased.")
+        self._unarchived[run_id] = encoded
+        self._archive_wanted.set()
+
+    async def start_queued(self, session_id: str) -> RunRecord | None:
+        keys = self.keys
+        found = await self._start_queued(
+            keys=[
+                keys.session(session_id),
+                keys.queue(session_id),
+                keys.queued,
+                keys.running,
+                keys.erasing(session_id),
+            ],
+            args=[keys.prefix, self.instance, self._lease_ms, session_id],
+        )
+        if not found:
+            return None
+        run_id, data, last_seq = found
+        return _with_last_seq(open_record(self._sealer, run_id.decode(), data), last_seq)
+
+    async def queued_sessions(self) -> list[str]:
+        members = cast("set[bytes]", await self._redis.smembers(self.keys.queued))
+        return sorted(member.decode() for member in members)
+
+    async def queued_runs(self, session_id: str) -> list[str]:
+        queued = cast("list[bytes]", await self._redis.lrange(self.keys.queue(session_id), 0, -1))
+        return [run_id.decode() for run_id in queued]
+
     # --- the Agent Protocol's threads (PostgreSQL keeps them with their session's owner) ---
 
     async def create_thread(self, thread: ThreadRecord, access: SessionAccess) -> tuple[ThreadRecord, bool]:
@@ -381,8 +427,13 @@ class RedisEventLog:
         if gone:
             keys = self.keys
             await self._redis.delete(
-                *(key for s in gone for key in (keys.owner(s), keys.session_runs(s), keys.session(s), keys.erasing(s)))
+                *(
+                    key
+                    for s in gone
+                    for key in (keys.owner(s), keys.session_runs(s), keys.session(s), keys.erasing(s), keys.queue(s))
+                )
             )
+            await self._redis.srem(keys.queued, *gone)
             for session_id in gone:
                 self._unclaimed.pop(session_id, None)
             await self._owners.forget(gone)

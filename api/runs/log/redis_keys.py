@@ -13,6 +13,8 @@ class RunKeys:
         self.running = f"{prefix}:running"
         self.waiting = f"{prefix}:waiting"
         self.control = f"{prefix}:control"
+        self.queued = f"{prefix}:queued"
+        """The sessions that have runs queued."""
 
     def run(self, run_id: str) -> str:
         return f"{self.prefix}:run:{run_id}"
@@ -41,6 +43,10 @@ class RunKeys:
 
     def session_runs(self, session_id: str) -> str:
         return f"{self.prefix}:session:{session_id}:runs"
+
+    def queue(self, session_id: str) -> str:
+        """The session's queued (``pending``) runs, oldest first: a list."""
+        return f"{self.prefix}:session:{session_id}:queue"
 
     def erasing(self, session_id: str) -> str:
         return f"{self.prefix}:session:{session_id}:erasing"

@@ -6,7 +6,9 @@ entry per commit with id ``<last seq>-0``, ``P:run:<id>:lease`` the instance tha
 renewed. Besides:
 ``P:running`` the set of running runs, ``P:session:<id>`` a session's unfinished run, ``P:session:<id>:runs``
 every run of the session (for its erasure), ``P:session:<id>:owner`` its owner and ``P:session:<id>:erasing``
-its erasure's tombstone, both copies of what PostgreSQL decides (``api.runs.log.session_owners``).
+its erasure's tombstone, both copies of what PostgreSQL decides (``api.runs.log.session_owners``),
+``P:session:<id>:queue`` the session's queued (``pending``) runs, oldest first, and ``P:queued`` the set of
+sessions that have some.
 
 Fencing lives here: ``APPEND`` writes nothing unless the caller holds the run's lease and its first event
 continues the stream exactly, so two writers can never give two events one seq or leave a gap. A commit's
@@ -16,7 +18,18 @@ the same bytes is skipped, which makes a retried batch harmless.
 
 from __future__ import annotations
 
-__all__ = ("APPEND", "BEGIN", "CLAIM", "HOLD", "RELEASE", "RENEW", "STREAM_SLOT", "SUBSCRIBERS")
+__all__ = (
+    "APPEND",
+    "BEGIN",
+    "CLAIM",
+    "ENQUEUE",
+    "HOLD",
+    "RELEASE",
+    "RENEW",
+    "START_QUEUED",
+    "STREAM_SLOT",
+    "SUBSCRIBERS",
+)
 
 BEGIN = """
 if redis.call('EXISTS', KEYS[6]) == 1 then return {'erasing'} end
@@ -32,6 +45,10 @@ if current and current ~= ARGV[2] then
   local status = redis.call('HGET', ARGV[1] .. ':run:' .. current, 'status')
   if status == 'running' or status == 'waiting' then return {'busy', current} end
 end
+local queued = redis.call('LINDEX', KEYS[1] .. ':queue', 0)
+if queued and redis.call('HGET', ARGV[1] .. ':run:' .. queued, 'status') == 'pending' then
+  return {'busy', queued}
+end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SADD', KEYS[1] .. ':runs', ARGV[2])
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
@@ -41,12 +58,13 @@ return {'begun'}
 """
 """KEYS: session's unfinished run, run, lease, running, session's owner, session's erasure. ARGV: prefix, run id,
 lease owner, lease ms, record, session id, the caller's subject ('' when identity is off), '1' when any session
-is the caller's, '1' when the sessions of no one (created with identity off) are the caller's, '1' when the
-next argument is the session's owner to copy in when the key has none (PostgreSQL's answer, or the caller for
-a session the service has just made), that owner. The three flags are ``SessionAccess.may_continue``, which
-tests/api/runs/log/test_redis_begin.py holds this script to. Returns ``{'begun'}`` once the run is recorded and leased,
-``{'busy', run_id}``, ``{'foreign'}``, ``{'erasing'}`` (the session is being erased: who asks decides 404 or
-409), or ``{'unknown'}`` when Redis has no copy of the owner and none was given: PostgreSQL decides then."""
+is the caller's, '1' when the sessions of no one (created with identity off) are the caller's, '1' when the next
+argument is the session's owner to copy in when the key has none (PostgreSQL's answer, or the caller for a
+session the service has just made), that owner. The three flags are ``SessionAccess.may_continue``, which
+tests/api/runs/log/test_redis_begin.py holds this script to. Returns ``{'begun'}`` once the run is recorded and
+leased, ``{'busy', run_id}`` (the session's unfinished run, or the first of its queued runs), ``{'foreign'}``,
+``{'erasing'}`` (the session is being erased: who asks decides 404 or 409), or ``{'unknown'}`` when Redis has no
+copy of the owner and none was given: PostgreSQL decides then."""
 
 APPEND = """
 if redis.call('GET', KEYS[3]) ~= ARGV[3] then return {'fenced', -1} end
@@ -88,6 +106,7 @@ if ARGV[6] ~= '' then
     if status ~= 'waiting' then
       local session = ARGV[1] .. ':session:' .. ARGV[8]
       if redis.call('GET', session) == ARGV[2] then redis.call('DEL', session) end
+      redis.call('LREM', session .. ':queue', 0, ARGV[2])
     end
   end
 end
@@ -103,6 +122,50 @@ the caller may no longer write the run.
 The entries an ``XTRIM MINID`` leaves are those holding an event above the trim point (``trimmed``): the
 first of them may also hold events at or below it, which a read leaves out, so the window stays exact. An
 entry already in the stream with the same bytes is a retried commit, skipped."""
+
+ENQUEUE = """
+if redis.call('EXISTS', KEYS[4]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[2], 'status', 'pending', 'session', ARGV[3], 'last_seq', 0, 'trimmed', 1)
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[3])
+redis.call('SADD', KEYS[5], ARGV[1])
+return 1
+"""
+"""KEYS: run, session's queue, queued sessions, session's erasure, session's runs. ARGV: run id, record, session
+id. Records a ``pending`` run at the end of its session's queue (no lease: nobody writes it until it starts); 0
+when the session is being erased."""
+
+START_QUEUED = """
+if redis.call('EXISTS', KEYS[5]) == 1 then return false end
+local current = redis.call('GET', KEYS[1])
+if current then
+  local status = redis.call('HGET', ARGV[1] .. ':run:' .. current, 'status')
+  if status == 'running' or status == 'waiting' then return false end
+end
+while true do
+  local head = redis.call('LINDEX', KEYS[2], 0)
+  if not head then
+    redis.call('SREM', KEYS[3], ARGV[4])
+    return false
+  end
+  local run = ARGV[1] .. ':run:' .. head
+  if redis.call('HGET', run, 'status') == 'pending' then
+    if not redis.call('SET', run .. ':lease', ARGV[2], 'NX', 'PX', ARGV[3]) then return false end
+    redis.call('LPOP', KEYS[2])
+    if redis.call('LLEN', KEYS[2]) == 0 then redis.call('SREM', KEYS[3], ARGV[4]) end
+    redis.call('SET', KEYS[1], head)
+    redis.call('HSET', run, 'status', 'running')
+    redis.call('SADD', KEYS[4], head)
+    return {head, redis.call('HGET', run, 'record'), redis.call('HGET', run, 'last_seq')}
+  end
+  redis.call('LPOP', KEYS[2])
+end
+"""
+"""KEYS: session's unfinished run, session's queue, queued sessions, running, session's erasure. ARGV: prefix,
+lease owner, lease ms, session id. Unless the session has an unfinished run or is being erased, takes the first
+of its queued runs still ``pending`` (those gone or ended meanwhile are dropped): it becomes the session's
+running run, leased to the caller, as ``BEGIN`` makes one. Returns ``{run_id, record, last_seq}`` (the record
+as it was queued), or nil: nothing to start, or the first run is leased (being cancelled)."""
 
 CLAIM = """
 if redis.call('EXISTS', KEYS[2]) == 0 then return false end

@@ -28,6 +28,7 @@ from agent.stores import SqliteFileKeyCheck, check_key, private_sqlite_file, scr
 from api.runs.errors import SessionBusy, SessionNotFound
 from api.runs.log.records import (
     FINISHED,
+    PENDING,
     EncodedRecord,
     StoredEvent,
     as_envelopes,
@@ -124,6 +125,8 @@ class SqliteEventLog:
         """Runs this process may write."""
         self._sessions: dict[str, str] = {}
         """Each session's unfinished run."""
+        self._queues: dict[str, list[str]] = {}
+        """Each session's queued (``pending``) runs, oldest first."""
         self._owners: dict[str, str | None] = {}
         """The owners of the sessions looked up so far: a cache of the ``sessions`` table, which one process owns."""
         self._erasing: dict[str, str] = {}
@@ -143,6 +146,11 @@ class SqliteEventLog:
             self._fetch_all, "SELECT session_id, run_id FROM runs WHERE status IN ('running', 'waiting')"
         )
         self._sessions = {session_id: run_id for session_id, run_id in rows}
+        queued = await self._call(
+            self._fetch_all, "SELECT session_id, run_id FROM runs WHERE status = 'pending' ORDER BY rowid"
+        )
+        for session_id, run_id in queued:
+            self._queues.setdefault(session_id, []).append(run_id)
         held = await self._call(self._fetch_all, "SELECT session_id, holder FROM session_erasures")
         self._erasing = {session_id: holder for session_id, holder in held}
         self._writer.start()
@@ -205,6 +213,8 @@ class SqliteEventLog:
             raise SessionBusy(f"Session {session_id} is being erased.")
         if (busy := self._sessions.get(session_id)) is not None:
             return busy
+        if queued := self._queues.get(session_id):
+            return queued[0]
         if not known:
             self._owners[session_id] = access.owner
             self._writer.put(_SessionRow(session_id, access.owner))
@@ -215,6 +225,38 @@ class SqliteEventLog:
 
     async def active_run(self, session_id: str) -> str | None:
         return self._sessions.get(session_id)
+
+    async def enqueue_run(self, record: RunRecord) -> None:
+        session_id = record.snapshot.session_id
+        if session_id in self._erasing:
+            raise SessionBusy(f"Session {session_id} is being erased.")
+        self._queues.setdefault(session_id, []).append(record.snapshot.run_id)
+        self.save_run(record)
+
+    async def start_queued(self, session_id: str) -> RunRecord | None:
+        await self.flush()
+        while (queue := self._queues.get(session_id)) and session_id not in self._sessions:
+            if session_id in self._erasing or (run_id := queue[0]) in self._held:
+                return None  # the session is being erased, or its first run cancelled: that settles it
+            # taken before the await, so that no turn begins in the session meanwhile
+            del queue[0]
+            if not queue:
+                del self._queues[session_id]
+            self._sessions[session_id] = run_id
+            self._held.add(run_id)
+            record = await self.load_run(run_id)
+            if record is not None and record.snapshot.status == PENDING:
+                return record
+            self._held.discard(run_id)  # erased, or ended while queued: the next one
+            if self._sessions.get(session_id) == run_id:
+                del self._sessions[session_id]
+        return None
+
+    async def queued_sessions(self) -> list[str]:
+        return list(self._queues)
+
+    async def queued_runs(self, session_id: str) -> list[str]:
+        return list(self._queues.get(session_id, ()))
 
     # --- the Agent Protocol's threads ---
 
@@ -298,6 +340,12 @@ class SqliteEventLog:
 
     async def erase_runs(self, runs: Sequence[tuple[str, str]]) -> int:
         await self.flush()
+        for run_id, session_id in runs:
+            queue = self._queues.get(session_id, [])
+            if run_id in queue:
+                queue.remove(run_id)
+            if not queue:
+                self._queues.pop(session_id, None)
         async with self._exclusive:
             return await self._call(self._erase_runs, [run_id for run_id, _ in runs])
 
@@ -390,6 +438,10 @@ class SqliteEventLog:
             self._held.discard(record.run_id)
         if record.status in FINISHED and self._sessions.get(record.session_id) == record.run_id:
             del self._sessions[record.session_id]
+        if record.status in FINISHED and record.run_id in (queue := self._queues.get(record.session_id, [])):
+            queue.remove(record.run_id)  # cancelled while it was queued
+            if not queue:
+                del self._queues[record.session_id]
 
     async def _commit(self, batch: list[_Op]) -> None:
         """One batch of the writer's, in one transaction, taking turns with an erasure."""

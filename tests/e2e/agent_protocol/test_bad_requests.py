@@ -39,7 +39,7 @@ def problem_of(error: APIStatusError) -> dict[str, Any]:
             "run_request_invalid",
         ),
         ({"assistant_id": "react_agent", "command": {"goto": "tools"}}, "run_request_invalid"),
-        ({"assistant_id": "react_agent", "input": REFUND, "multitask_strategy": "enqueue"}, "run_request_invalid"),
+        ({"assistant_id": "react_agent", "input": REFUND, "multitask_strategy": "later"}, "run_request_invalid"),
         (
             {"assistant_id": "react_agent", "input": REFUND, "command": {"resume": {"decision": "approve"}}},
             "run_request_invalid",
@@ -52,7 +52,7 @@ def problem_of(error: APIStatusError) -> dict[str, Any]:
         "unknown-mode",
         "command-update",
         "command-goto",
-        "enqueue",
+        "unknown-strategy",
         "input-and-resume",
         "interrupt-before",
         "interrupt-after",
@@ -76,16 +76,22 @@ async def test_a_run_request_the_service_does_not_serve_is_a_422(
     assert await sdk.runs.list(thread["thread_id"]) == [], "nothing started"
 
 
-async def test_cancel_with_rollback_is_a_422(sdk: LangGraphClient) -> None:
+async def test_cancel_with_an_unknown_action_is_a_422_and_a_rollback_of_an_ended_run_a_409(
+    sdk: LangGraphClient,
+) -> None:
     thread = await sdk.threads.create()
-    paused = await collect(sdk.runs.stream(thread["thread_id"], "react_agent", input=REFUND))
-    run_id = paused[0].data["run_id"]
+    ended = await sdk.runs.wait(thread["thread_id"], "research", input={"topic": "How do clouds make rain?"})
+    (run,) = await sdk.runs.list(thread["thread_id"])
 
-    with pytest.raises(UnprocessableEntityError) as refused:
-        await sdk.runs.cancel(thread["thread_id"], run_id, action="rollback")
+    with pytest.raises(UnprocessableEntityError) as unknown:
+        await sdk.runs.cancel(thread["thread_id"], run["run_id"], action="undo")  # type: ignore[arg-type]
+    with pytest.raises(ConflictError) as finished:
+        await sdk.runs.cancel(thread["thread_id"], run["run_id"], action="rollback")
 
-    assert problem_of(refused.value)["code"] == "run_request_invalid"
-    assert (await sdk.runs.get(thread["thread_id"], run_id))["status"] == "interrupted", "the run waits on"
+    assert problem_of(unknown.value)["code"] == "validation_failed"
+    assert problem_of(finished.value)["code"] == "run_finished"
+    assert "report" in ended
+    assert (await sdk.runs.get(thread["thread_id"], run["run_id"]))["status"] == "success", "the run is kept"
 
 
 async def test_what_is_not_there_is_a_404(sdk: LangGraphClient) -> None:
