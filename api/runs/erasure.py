@@ -96,13 +96,22 @@ class StoreEraser:
     def __init__(self, log: ErasableLog, stores: AgentStores) -> None:
         self._log = log
         self._stores = stores
+        self._live: dict[str, asyncio.Event] = {}
+        """The sessions a hold of this process's has, each with the event its end sets."""
 
     @contextlib.asynccontextmanager
     async def holding(self, session_ids: Sequence[str]) -> AsyncIterator[None]:
-        """Refuse new turns in ``session_ids`` on every instance while they are erased."""
+        """Refuse new turns in ``session_ids`` on every instance while they are erased (or rolled back). A hold
+        this process has on one of them already is waited for first: a session keeps the mark of its first
+        holder, so a second one going on beside it would outlive the mark, and a purge could take a session a
+        turn had begun again in once an erasure lifted its mark."""
         if not session_ids:
             yield
             return
+        while live := {self._live[session_id] for session_id in session_ids if session_id in self._live}:
+            await asyncio.gather(*(ended.wait() for ended in live))
+        ended = asyncio.Event()
+        self._live.update(dict.fromkeys(session_ids, ended))
         holder = secrets.token_hex(8)
         try:
             await self._log.hold_sessions(session_ids, holder)
@@ -115,6 +124,11 @@ class StoreEraser:
                     raise
                 # the tombstones stay: the owner gets 409 until an erasure of the session is asked for again
                 logger.error("could not lift the erasure's hold on %d sessions: %s", len(session_ids), exc)
+            finally:
+                for session_id in session_ids:
+                    if self._live.get(session_id) is ended:
+                        del self._live[session_id]
+                ended.set()
 
     async def forget(self, runs: Sequence[tuple[str, str]], sessions: Sequence[str]) -> Forgotten:
         """Remove the finished ``(run_id, session_id)`` runs, and the ``sessions`` (none of whose runs may remain

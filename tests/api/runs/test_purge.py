@@ -216,3 +216,28 @@ async def test_runs_archived_before_retention_keep_their_age() -> None:
             erased = await archive.load("r_old")
 
     assert (before, after, erased) == ([], [("r_old", "s_old")], None)
+
+
+async def test_a_purge_waits_for_a_hold_on_a_session_it_would_take(settings: Settings) -> None:
+    """A session keeps its first holder's mark: a purge going on beside an erasure's (or a rollback's) hold would
+    outlive the mark, and could take a session a new turn had begun in once the erasure lifted it."""
+    clock = TravellingClock()
+    async with AsyncTestClient(create_app(settings, clock=clock)) as client:
+        runs: RunRegistry = client.app.state.runs
+        old = await chat(client, QUESTION)
+        clock.travel(31 * DAY_S)
+        before = cutoff(clock.now_ns(), 30 * DAY_S)
+
+        async def purge_beside_a_hold() -> tuple[bool, bool, Forgotten]:
+            async with runs.eraser.holding([old["session_id"]]):
+                purge = asyncio.create_task(runs.eraser.purge(before, 10))
+                finished, _ = await asyncio.wait({purge}, timeout=1.0)
+                kept = await runs.find(old["run_id"]) is not None
+            return bool(finished), kept, await purge
+
+        finished_while_held, kept_while_held, forgotten = await on_app(client, purge_beside_a_hold)
+
+        assert not finished_while_held, "the purge went on beside the hold"
+        assert kept_while_held
+        assert (forgotten.runs, forgotten.sessions) == (1, 1), "once the hold ends, the purge takes what expired"
+        assert (await client.get(f"/runs/{old['run_id']}")).status_code == 404
