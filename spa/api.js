@@ -38,6 +38,10 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis) } = {}) {
     schemas: (assistantId) => call('GET', `/assistants/${encodeURIComponent(assistantId)}/schemas`),
     /** `POST /threads`: a new thread (a conversation with a registered graph). */
     createThread: () => call('POST', '/threads', {}),
+    /** `POST /threads/search`: the caller's threads, whichever protocol their runs came in by. */
+    searchThreads: (body) => call('POST', '/threads/search', body),
+    /** `GET /threads/{id}/runs`: the thread's runs, newest first. */
+    threadRuns: (threadId) => call('GET', `/threads/${encodeURIComponent(threadId)}/runs`),
     /** `POST /threads/{id}/runs`: start a run in the background (or resume one: `command.resume`); answers its `run_id`. */
     startRun: (threadId, body) => call('POST', `/threads/${encodeURIComponent(threadId)}/runs`, body),
     /** `GET /kb/{doc_id}`: `{doc_id, title, body}` of a cited document. */

@@ -4,7 +4,8 @@
 // redraws from the run state. The support agent is talked to through `/chat`; any other registered
 // graph through a thread of the Agent Protocol (`POST /threads/{id}/runs`), its run followed on
 // `GET /runs/{id}/events` like any other. A recorded event log (replay.js) is drawn as a turn whose envelopes
-// come from a file instead of a stream.
+// come from a file instead of a stream. A thread from the recent threads list (threads.js), whichever protocol
+// its runs came in by, becomes the conversation, its newest run followed on the same path.
 
 import { explainEndedSignIn, explainProblem } from './access.js';
 import { createApi, readJson } from './api.js';
@@ -27,6 +28,7 @@ import {
 } from './state.js';
 import { load, save } from './storage.js';
 import { followTurn } from './stream.js';
+import { THREAD_SEARCH, assistantOfThread, latestRun, recentThreads, renderThreads } from './threads.js';
 import {
   approvalCard,
   citationList,
@@ -43,6 +45,9 @@ const doc = document;
 const credentials = createCredentials(sessionStorage);
 const authorizedFetch = withBearer(globalThis.fetch.bind(globalThis), () => credentials.token, askToSignIn);
 const api = createApi({ fetch: authorizedFetch });
+// the recent threads are asked for when the page loads: a 401 then (identity on, no sign-in yet) is the list's
+// to say, not a reason to ask for a token before the person has done anything
+const quietApi = createApi({ fetch: withBearer(globalThis.fetch.bind(globalThis), () => credentials.token) });
 const $ = (selector) => doc.querySelector(selector);
 const STORE = {
   session: 'harness.session',
@@ -92,6 +97,11 @@ const els = {
   replayFile: $('[data-role=replay-file]'),
   replaySpeed: $('[data-role=replay-speed]'),
   replayNote: $('[data-role=replay-note]'),
+  threads: $('[data-region=threads]'),
+  threadList: $('[data-region=thread-list]'),
+  threadsEmpty: $('[data-region=threads-empty]'),
+  threadsNote: $('[data-region=threads-note]'),
+  threadsRefresh: $('[data-action=refresh-threads]'),
 };
 const EMPTY_HINT = els.empty.textContent;
 const PLACEHOLDER = els.input.placeholder;
@@ -120,6 +130,7 @@ const page = {
   assistants: null,
   picker: { open: false, note: '' },
   schemas: new Map(),
+  threads: { rows: [], state: 'idle', note: '', openId: null, opening: false, asked: 0 },
 };
 
 // --- turns ---
@@ -514,6 +525,7 @@ function resetConversation() {
   page.run = null;
   page.view = null;
   page.lost = null;
+  page.threads.openId = null;
   save(sessionStorage, STORE.session, null);
   save(sessionStorage, STORE.thread, null);
   save(sessionStorage, STORE.active, null);
@@ -556,6 +568,8 @@ function remember() {
     page.seenStatus = status;
     // a run that pauses or ends may have added an approval to the inbox, or taken one out
     if (status !== 'running') refreshInbox();
+    // and changed where the thread opened from the list stands
+    if (status !== 'running' && page.threads.openId !== null) refreshThreads();
   }
 }
 
@@ -601,6 +615,7 @@ function render() {
   const run = page.run;
   renderIdentity();
   renderPicker();
+  renderRecentThreads();
   renderOutcome(els.outcome, run, page.connection);
   renderUsage(els.usage, run);
   renderConnection(run);
@@ -782,6 +797,88 @@ function renderPicker() {
   els.input.placeholder = isSupport(page.assistant) ? PLACEHOLDER : `Your message to ${page.assistant.name}`;
 }
 
+// --- the recent threads ---
+
+/**
+ * The caller's recent threads (`POST /threads/search`, newest first), whichever protocol started their runs. Asked
+ * quietly: before a sign-in, a service with identity on answers 401, and the list says to sign in.
+ */
+async function refreshThreads() {
+  const asked = ++page.threads.asked;
+  page.threads.state = 'loading';
+  render();
+  const answer = await quietApi.searchThreads(THREAD_SEARCH);
+  if (asked !== page.threads.asked) return; // a later refresh answers
+  if (answer.ok) {
+    Object.assign(page.threads, { rows: recentThreads(answer.body), state: 'loaded', note: '' });
+  } else if (answer.status === 401) {
+    Object.assign(page.threads, { rows: [], state: 'refused', note: 'Sign in to see your threads.' });
+  } else {
+    const detail = explainProblem(answer.status, answer.body)?.detail || `HTTP ${answer.status}`;
+    Object.assign(page.threads, { state: 'failed', note: `The threads could not be loaded: ${detail}` });
+  }
+  render();
+}
+
+/**
+ * Open a thread of the list: it becomes the conversation (with its graph's assistant), and its newest run
+ * (`GET /threads/{id}/runs`) is followed from its first event as a run this page started is: live while it runs
+ * or waits (a pause is decided in place), replayed to its end when it has ended.
+ */
+async function openThread(threadId) {
+  const thread = page.threads.rows.find((row) => row.thread_id === threadId);
+  if (!thread || page.threads.opening || !mayLeaveRun()) return;
+  page.threads.opening = true;
+  page.threads.note = 'Opening the thread…';
+  render();
+  const answer = await api.threadRuns(threadId);
+  page.threads.opening = false;
+  const run = answer.ok ? latestRun(answer.body) : null;
+  if (run === null || !mayLeaveRun()) {
+    if (answer.ok) page.threads.note = run === null ? 'This thread has no run yet.' : '';
+    else {
+      const detail = explainProblem(answer.status, answer.body)?.detail || `HTTP ${answer.status}`;
+      page.threads.note = `The thread could not be opened: ${detail}`;
+    }
+    render();
+    return;
+  }
+  page.threads.note = '';
+  resetConversation();
+  const support = thread.graph_id === null || thread.graph_id === SUPPORT_GRAPH;
+  page.assistant = support ? null : assistantOfThread(thread, page.assistants);
+  save(sessionStorage, STORE.assistant, page.assistant ? JSON.stringify(page.assistant) : null);
+  if (support) {
+    page.sessionId = threadId;
+    save(sessionStorage, STORE.session, threadId);
+  } else {
+    page.threadId = threadId;
+    save(sessionStorage, STORE.thread, threadId);
+  }
+  page.threads.openId = threadId;
+  startTurn(thread.question || `(the newest run of thread ${threadId})`, support ? 'stream' : 'graph');
+  page.run = runStarted(page.run, run.run_id);
+  remember();
+  render();
+  await follow({ runId: run.run_id, lastEventId: '', immediate: true });
+}
+
+/** Whether the run on screen may be left for another thread: it has ended, or it waits for a person (it keeps). */
+function mayLeaveRun() {
+  if (!isActive()) return true;
+  return runStatus(page.run) === 'waiting' && !page.decision?.pending && page.jsonRequest === null;
+}
+
+function renderRecentThreads() {
+  const names = new Map((page.assistants ?? []).map((assistant) => [assistant.graph_id, assistant.name]));
+  const disabled = page.threads.opening || !mayLeaveRun();
+  renderThreads(doc, els.threadList, page.threads.rows, { openId: page.threads.openId, disabled, names });
+  els.threads.setAttribute('data-state', page.threads.state);
+  els.threads.setAttribute('aria-busy', String(page.threads.state === 'loading' || page.threads.opening));
+  els.threadsEmpty.hidden = page.threads.state !== 'loaded' || page.threads.rows.length > 0;
+  setText(els.threadsNote, page.threads.note);
+}
+
 // --- the document view ---
 
 async function openDocument(docId, opener) {
@@ -836,6 +933,7 @@ async function signIn() {
   if (page.inbox.approvals.length > 0) page.inbox.open = true;
   render();
   els.input.focus();
+  refreshThreads(); // the subject's own, now that the service knows who asks
   // what the 401 interrupted: a run being watched, or the one a reload was to pick up
   if (page.lost) reconnectNow();
   else if (page.run === null) resumeActiveRun();
@@ -846,6 +944,8 @@ function signOut() {
   page.jsonRequest?.abort();
   resetConversation(); // the conversation was the signed-out subject's
   page.inbox = closedInbox();
+  page.threads.asked += 1; // a refresh on its way answered for the subject who left
+  Object.assign(page.threads, { rows: [], state: 'refused', note: 'Sign in to see your threads.' });
   page.signIn = { message: 'Signed out. Sign in to continue.', checking: false };
   render();
   els.token.focus();
@@ -994,6 +1094,11 @@ els.replayFile.addEventListener('change', () => {
   els.replayFile.value = ''; // the same file can be chosen again
   if (file) replayFile(file);
 });
+els.threadsRefresh.addEventListener('click', refreshThreads);
+els.threadList.addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-action=open-thread]');
+  if (button && !button.disabled) openThread(button.closest('[data-role=thread]').getAttribute('data-thread-id'));
+});
 els.dialogClose.addEventListener('click', () => els.dialog.close());
 els.dialog.addEventListener('click', (event) => {
   if (event.target === els.dialog) els.dialog.close(); // a click on the backdrop
@@ -1003,3 +1108,4 @@ render();
 doc.documentElement.setAttribute('data-ready', 'true');
 resumeActiveRun();
 refreshInbox();
+refreshThreads();

@@ -67,7 +67,8 @@ def test_carol_approves_alices_graph_interrupt_from_the_inbox(page: Page, guarde
 
     def watch(request: Request) -> None:
         path = request.url.removeprefix(guarded_graphs.url)
-        if request.method == "POST" and (path == "/chat/resume" or path.startswith("/threads/")):
+        decisive = path == "/chat/resume" or (path.startswith("/threads/") and path != "/threads/search")
+        if request.method == "POST" and decisive:
             decisions.append(request)
 
     page.on("request", watch)

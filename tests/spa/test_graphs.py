@@ -49,7 +49,9 @@ def test_the_support_agent_is_the_default_and_nothing_is_asked_until_the_picker_
     page.on("request", lambda request: calls.append(request.url) if request.resource_type == "fetch" else None)
     open_app(page, graphs_server.url)
     assert page.get_attribute("[data-action=pick-assistant]", "data-chosen") == "support"
-    assert calls == []
+    page.wait_for_selector("[data-region=threads][data-state=loaded]", timeout=TIMEOUT_MS)
+    assert [url.removeprefix(graphs_server.url) for url in calls] == ["/threads/search"], "only the recent threads"
+    calls.clear()
     page.click("[data-action=pick-assistant]")
     page.wait_for_selector("[data-assistant=react_agent]", timeout=TIMEOUT_MS)
     names = page.eval_on_selector_all("[data-region=assistant-list] input", "inputs => inputs.map(i => i.value)")

@@ -93,7 +93,8 @@ def test_with_identity_off_nothing_of_it_shows_or_is_asked(page: Page, live_serv
     wait_status(page, "completed")
     for hook in ("[data-region=sign-in]", "[data-action=sign-out]", "[data-action=open-inbox]", "[data-region=inbox]"):
         assert page.is_hidden(hook), hook
-    assert [request.url.removeprefix(live_server.url) for request in api_calls] == ["/chat"]
+    asked = sorted(request.url.removeprefix(live_server.url) for request in api_calls)
+    assert asked == ["/chat", "/threads/search"], "the turn and the recent threads, nothing of identity"
     assert all(authorization_of(request) is None for request in api_calls)
 
 
