@@ -1,5 +1,9 @@
 """The interaction log: every finished turn, redacted. No system prompt, no keys, no card numbers.
 
+Beside the turns it keeps the people's feedback on them (``POST /runs/{run_id}/feedback``): one row a run, the
+latest replacing any before it, its note redacted (and sealed with a key) as a message is. Feedback goes with its
+run, its session and the retention purge exactly as the turns do (ADR 45).
+
 ``InteractionLog`` is what the executor sees; ``SqliteInteractionLog`` is the embedded store (the
 PostgreSQL one lives in ``agent.stores.pg_interactions``). Both redact with ``redacted_turn`` before writing
 and, with a key, seal the message and the response with ``sealed_turn``, each bound to its run.
@@ -10,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
 
@@ -18,21 +22,25 @@ from agent.guardrails import redact
 from agent.sealing import place
 from agent.stores.scrubbing import scrub
 from agent.stores.sqlite_key_check import SqliteFileKeyCheck
+from contracts import ChatResponse, RunFeedback
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
     from agent.sealing import Sealer
-    from contracts import ChatResponse
 
 __all__ = (
     "SEALED_COLUMNS",
     "InteractionLog",
     "SqliteInteractionLog",
+    "decision_of",
     "open_message",
+    "open_note",
     "redacted_turn",
+    "sealed_note",
     "sealed_turn",
+    "where_note",
     "where_sealed",
 )
 
@@ -45,6 +53,11 @@ CREATE TABLE IF NOT EXISTS interactions (
 );
 CREATE INDEX IF NOT EXISTS interactions_by_session ON interactions (session_id);
 CREATE INDEX IF NOT EXISTS interactions_by_age ON interactions (at);
+CREATE TABLE IF NOT EXISTS feedback (
+    run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, at TEXT NOT NULL, score TEXT NOT NULL, note BLOB
+);
+CREATE INDEX IF NOT EXISTS feedback_by_session ON feedback (session_id);
+CREATE INDEX IF NOT EXISTS feedback_by_age ON feedback (at);
 """
 
 
@@ -57,12 +70,25 @@ class InteractionLog(Protocol):
         """``(run_id, message)`` of every stored turn, oldest first."""
         ...
 
+    async def record_feedback(self, feedback: RunFeedback) -> None:
+        """Keep ``feedback`` (its note redacted), replacing the run's feedback before it."""
+        ...
+
+    async def feedback(self) -> list[RunFeedback]:
+        """The feedback kept, oldest first, notes opened."""
+        ...
+
+    async def decisions(self) -> list[tuple[str, Literal["approve", "reject"]]]:
+        """``(run_id, decision)`` of every stored turn a person approved or rejected, oldest first."""
+        ...
+
     async def erase(self, *, run_ids: Sequence[str] = (), session_ids: Sequence[str] = ()) -> int:
-        """Remove the turns of these runs and of these sessions; how many were removed."""
+        """Remove the turns and the feedback of these runs and of these sessions; how many turns were removed."""
         ...
 
     async def purge(self, before: str, limit: int) -> int:
-        """Remove up to ``limit`` of the turns stored before ``before`` (RFC 3339), oldest first; how many."""
+        """Remove up to ``limit`` of the turns and up to ``limit`` of the feedback stored before ``before``
+        (RFC 3339), oldest first; how many rows in all."""
         ...
 
     async def compact(self) -> None:
@@ -91,6 +117,37 @@ def sealed_turn(sealer: Sealer | None, message: str, response: ChatResponse) -> 
         sealer.seal(stored_message.encode(), where_sealed("message", run_id)),
         sealer.seal(stored_response, where_sealed("response", run_id)),
     )
+
+
+def decision_of(sealer: Sealer | None, run_id: str, status: str, stored: bytes) -> Literal["approve", "reject"] | None:
+    """What a person decided on the action of a stored turn: ``reject`` for a rejected turn, ``approve`` for one
+    whose action was executed; None for a turn nobody decided."""
+    if status == "rejected":
+        return "reject"
+    if status != "completed":
+        return None
+    raw = bytes(stored) if sealer is None else sealer.unseal(bytes(stored), where_sealed("response", run_id))
+    response = msgspec.json.decode(raw, type=ChatResponse)
+    return "approve" if any(entry.node == "execute_action" for entry in response.trace) else None
+
+
+def where_note(run_id: str) -> bytes:
+    """The associated data of a sealed feedback note: the column and the run."""
+    return place("feedback.note", run_id)
+
+
+def sealed_note(sealer: Sealer | None, run_id: str, note: str | None) -> bytes | None:
+    """A feedback note as it may be stored: redacted, then sealed to its run when there is a key."""
+    if note is None:
+        return None
+    stored = redact(note).encode()
+    return stored if sealer is None else sealer.seal(stored, where_note(run_id))
+
+
+def open_note(sealer: Sealer | None, run_id: str, stored: bytes | None) -> str | None:
+    if stored is None:
+        return None
+    return (stored if sealer is None else sealer.unseal(bytes(stored), where_note(run_id))).decode()
 
 
 def open_message(sealer: Sealer | None, run_id: str, stored: str | bytes) -> str:
@@ -126,14 +183,45 @@ class SqliteInteractionLog:
     async def messages(self) -> list[tuple[str, str]]:
         return await asyncio.to_thread(self._messages)
 
+    async def record_feedback(self, feedback: RunFeedback) -> None:
+        note = sealed_note(self._sealer, feedback.run_id, feedback.note)
+        await asyncio.to_thread(
+            self._execute,
+            "INSERT OR REPLACE INTO feedback VALUES (?, ?, ?, ?, ?)",
+            (feedback.run_id, feedback.session_id, feedback.at, feedback.score, note),
+        )
+
+    async def feedback(self) -> list[RunFeedback]:
+        return await asyncio.to_thread(self._feedback)
+
+    async def decisions(self) -> list[tuple[str, Literal["approve", "reject"]]]:
+        return await asyncio.to_thread(self._decisions)
+
+    def _decisions(self) -> list[tuple[str, Literal["approve", "reject"]]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT run_id, status, response FROM interactions WHERE status IN ('completed', 'rejected') "
+                "ORDER BY at, rowid"
+            ).fetchall()
+        return [
+            (run_id, decision)
+            for run_id, status, response in rows
+            if (decision := decision_of(self._sealer, run_id, status, response)) is not None
+        ]
+
     async def erase(self, *, run_ids: Sequence[str] = (), session_ids: Sequence[str] = ()) -> int:
         return await asyncio.to_thread(self._erase, list(run_ids), list(session_ids))
 
     async def purge(self, before: str, limit: int) -> int:
-        return await asyncio.to_thread(
-            self._execute,
-            "DELETE FROM interactions WHERE rowid IN (SELECT rowid FROM interactions WHERE at < ? ORDER BY at LIMIT ?)",
-            (before, limit),
+        return sum(
+            [
+                await asyncio.to_thread(
+                    self._execute,
+                    f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} WHERE at < ? ORDER BY at LIMIT ?)",
+                    (before, limit),
+                )
+                for table in ("interactions", "feedback")
+            ]
         )
 
     async def compact(self) -> None:
@@ -150,6 +238,7 @@ class SqliteInteractionLog:
                 chunk = ids[start : start + 500]
                 marks = ", ".join("?" * len(chunk))
                 removed += self._execute(f"DELETE FROM interactions WHERE {column} IN ({marks})", tuple(chunk))
+                self._execute(f"DELETE FROM feedback WHERE {column} IN ({marks})", tuple(chunk))
         return removed
 
     def _execute(self, sql: str, args: tuple[object, ...]) -> int:
@@ -176,6 +265,18 @@ class SqliteInteractionLog:
             row = self._db.execute("SELECT interaction_id FROM interactions WHERE run_id = ?", (response.run_id,))
             stored: str = row.fetchone()[0]
         return stored
+
+    def _feedback(self) -> list[RunFeedback]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT run_id, session_id, at, score, note FROM feedback ORDER BY at, rowid"
+            ).fetchall()
+        return [
+            RunFeedback(
+                run_id=run_id, session_id=session_id, at=at, score=score, note=open_note(self._sealer, run_id, note)
+            )
+            for run_id, session_id, at, score, note in rows
+        ]
 
     def _messages(self) -> list[tuple[str, str]]:
         with self._lock:

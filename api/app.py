@@ -31,6 +31,7 @@ from api.routes.ai_sdk import ai_sdk_chat, ai_sdk_graph_chat, ai_sdk_graph_recon
 from api.routes.allow import options_for
 from api.routes.approvals import list_approvals
 from api.routes.assistants import get_assistant, get_assistant_graph, get_assistant_schemas, search_assistants
+from api.routes.feedback import post_feedback
 from api.routes.health import healthz
 from api.routes.knowledge import get_document
 from api.routes.mcp import mcp_delete, mcp_get, mcp_post
@@ -47,6 +48,7 @@ from api.routes.store import (
 from api.routes.thread_runs import (
     cancel_thread_run,
     create_thread_run,
+    delete_thread_run,
     get_thread_run,
     join_run,
     join_run_stream,
@@ -58,6 +60,7 @@ from api.routes.thread_runs import (
     wait_thread_run,
 )
 from api.routes.threads import (
+    copy_thread_route,
     create_thread,
     delete_thread,
     get_thread,
@@ -109,6 +112,7 @@ AGENT_PROTOCOL_ROUTES = (
     create_thread,
     get_thread,
     delete_thread,
+    copy_thread_route,
     search_threads,
     get_thread_state,
     update_thread_state_route,
@@ -121,6 +125,7 @@ AGENT_PROTOCOL_ROUTES = (
     join_run,
     join_run_stream,
     cancel_thread_run,
+    delete_thread_run,
     stream_stateless_run,
     wait_stateless_run,
     join_stateless_run_stream,
@@ -217,6 +222,7 @@ def create_app(
         get_run,
         run_events,
         cancel_run,
+        post_feedback,
         delete_session,
         get_document,
         healthz,

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from contextlib import AbstractAsyncContextManager
 
-    from agent.evaluation.capture import RunSource
+    from agent.evaluation import RunSource
 
 __all__ = ("main",)
 

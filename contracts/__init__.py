@@ -46,6 +46,7 @@ from contracts.events import (
     TurnCompleted,
     TurnCompletedEvent,
 )
+from contracts.feedback import FEEDBACK_NOTE_MAX, FeedbackRequest, FeedbackScore, RunFeedback
 from contracts.graph_events import GRAPH_STREAM_MODES, GraphPart, GraphStreamMode, InterruptInfo, RunCompleted
 from contracts.health import Health
 from contracts.ids import CLIENT_ID_PATTERN, ID_PATTERN, ClientId, RunId, SessionId
@@ -69,6 +70,7 @@ __all__ = (
     "CLIENT_ID_PATTERN",
     "ENVELOPE_OF",
     "ENVELOPE_VERSION",
+    "FEEDBACK_NOTE_MAX",
     "GRAPH_STREAM_MODES",
     "ID_PATTERN",
     "INTERRUPT_ID_PATTERN",
@@ -94,6 +96,8 @@ __all__ = (
     "ErrorInfo",
     "EventPayload",
     "EventType",
+    "FeedbackRequest",
+    "FeedbackScore",
     "FieldError",
     "GraphPart",
     "GraphPartEvent",
@@ -119,6 +123,7 @@ __all__ = (
     "RunCompleted",
     "RunCompletedEvent",
     "RunError",
+    "RunFeedback",
     "RunId",
     "RunSnapshot",
     "RunStatus",

@@ -6,6 +6,7 @@ with intervals, reports and a gate.
 
 from __future__ import annotations
 
+from agent.evaluation.capture import CapturedRun, CaptureError, RunSource
 from agent.evaluation.cli import add_eval_parser, run_eval_command
 from agent.evaluation.compare import Comparison, compare
 from agent.evaluation.dataset import (
@@ -39,6 +40,8 @@ __all__ = (
     "HELDOUT_DATASET",
     "REPORT_SCHEMA_VERSION",
     "SEALED_DATASET",
+    "CaptureError",
+    "CapturedRun",
     "CaseResult",
     "Check",
     "Comparison",
@@ -53,6 +56,7 @@ __all__ = (
     "Report",
     "ReportError",
     "ReportFiles",
+    "RunSource",
     "TurnExpect",
     "TurnResult",
     "add_eval_parser",

@@ -42,6 +42,7 @@ __all__ = (
     "append_cases",
     "capture_case",
     "capture_runs",
+    "case_id_of",
     "run_capture_command",
 )
 
@@ -99,7 +100,7 @@ def capture_case(run: CapturedRun, *, subject: str | None = None) -> dict[str, A
         raise CaptureError(
             f"run {run.run_id} is a turn of the support agent's /chat; capture a run of a registered graph"
         )
-    case: dict[str, Any] = {"id": _case_id(run.run_id), "category": "captured", **_input_of(run)}
+    case: dict[str, Any] = {"id": case_id_of(run.run_id), "category": "captured", **_input_of(run)}
     if run.resumes:
         case["resume"] = _redacted(run.resumes)
     case["expect"] = _expectation(run)
@@ -127,7 +128,8 @@ def append_cases(path: Path, cases: list[dict[str, Any]]) -> None:
         out.write(prefix + b"".join(msgspec.json.encode(case) + b"\n" for case in cases))
 
 
-def _case_id(run_id: str) -> str:
+def case_id_of(run_id: str) -> str:
+    """The id of the case made from run ``run_id``."""
     slug = _ID_CHARACTERS.sub("-", run_id.lower()).strip("-_")
     return f"captured-{slug}"[:80].rstrip("-_")
 

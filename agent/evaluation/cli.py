@@ -15,6 +15,7 @@ import msgspec
 from rich.console import Console
 
 from agent.config import AgentConfig, ConfigError
+from agent.evaluation.calibration import add_calibrate_parser, run_calibrate_command
 from agent.evaluation.capture import add_capture_parser, run_capture_command
 from agent.evaluation.compare_command import add_compare_parser, compare_settings, verdict_of
 from agent.evaluation.console import add_format_argument, output_console, output_format
@@ -102,9 +103,10 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     add_format_argument(parser)
     add_model_call_arguments(parser)
-    eval_commands = parser.add_subparsers(dest="eval_command", metavar="{compare,capture}")
+    eval_commands = parser.add_subparsers(dest="eval_command", metavar="{compare,capture,calibrate,redteam}")
     add_compare_parser(eval_commands)
     add_capture_parser(eval_commands)
+    add_calibrate_parser(eval_commands)
     add_redteam_parser(eval_commands)
     return parser
 
@@ -115,6 +117,8 @@ def run_eval_command(args: argparse.Namespace) -> int:
     form = output_format(args.format, console)
     if getattr(args, "eval_command", None) == "capture":
         return run_capture_command(args)
+    if getattr(args, "eval_command", None) == "calibrate":
+        return run_calibrate_command(args)
     if getattr(args, "eval_command", None) == "redteam":
         return run_redteam_command(args)
     try:

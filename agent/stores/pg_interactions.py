@@ -1,10 +1,12 @@
-"""The interaction log on PostgreSQL, redacted and (with a key) sealed exactly as the embedded one."""
+"""The interaction log on PostgreSQL, redacted and (with a key) sealed exactly as the embedded one; the people's
+feedback on the runs beside it (``agent.interactions``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from agent.interactions import open_message, sealed_turn
+from agent.interactions import decision_of, open_message, open_note, sealed_note, sealed_turn
+from contracts import RunFeedback
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -31,6 +33,14 @@ class PostgresInteractionLog:
     ]
     """Applied after the key check's migrations, which came first: the indexes of retention and erasure, then the
     message as bytes (UTF-8 text, or sealed with a key)."""
+    FEEDBACK_MIGRATIONS: ClassVar[list[str]] = [
+        """CREATE TABLE feedback (
+            run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, at TEXT NOT NULL, score TEXT NOT NULL, note BYTEA
+        )""",
+        "CREATE INDEX feedback_by_session ON feedback (session_id)",
+        "CREATE INDEX feedback_by_age ON feedback (at)",
+    ]
+    """Applied after every migration before them (ADR 45)."""
 
     def __init__(self, pool: AsyncConnectionPool[Any], sealer: Sealer | None = None) -> None:
         self._pool = pool
@@ -62,8 +72,51 @@ class PostgresInteractionLog:
         stored: str = row["interaction_id"]
         return stored
 
-    async def erase(self, *, run_ids: Sequence[str] = (), session_ids: Sequence[str] = ()) -> int:
+    async def record_feedback(self, feedback: RunFeedback) -> None:
+        note = sealed_note(self._sealer, feedback.run_id, feedback.note)
         async with self._pool.connection() as connection:
+            await connection.execute(
+                "INSERT INTO feedback VALUES (%s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
+                "session_id = EXCLUDED.session_id, at = EXCLUDED.at, score = EXCLUDED.score, note = EXCLUDED.note",
+                (feedback.run_id, feedback.session_id, feedback.at, feedback.score, note),
+            )
+
+    async def feedback(self) -> list[RunFeedback]:
+        async with self._pool.connection() as connection:
+            rows = await (
+                await connection.execute("SELECT run_id, session_id, at, score, note FROM feedback ORDER BY at, run_id")
+            ).fetchall()
+        return [
+            RunFeedback(
+                run_id=row["run_id"],
+                session_id=row["session_id"],
+                at=row["at"],
+                score=row["score"],
+                note=open_note(self._sealer, row["run_id"], row["note"]),
+            )
+            for row in rows
+        ]
+
+    async def decisions(self) -> list[tuple[str, Literal["approve", "reject"]]]:
+        async with self._pool.connection() as connection:
+            rows = await (
+                await connection.execute(
+                    "SELECT run_id, status, response FROM interactions WHERE status IN ('completed', 'rejected') "
+                    "ORDER BY at, run_id"
+                )
+            ).fetchall()
+        return [
+            (row["run_id"], decision)
+            for row in rows
+            if (decision := decision_of(self._sealer, row["run_id"], row["status"], row["response"])) is not None
+        ]
+
+    async def erase(self, *, run_ids: Sequence[str] = (), session_ids: Sequence[str] = ()) -> int:
+        async with self._pool.connection() as connection, connection.transaction():
+            await connection.execute(
+                "DELETE FROM feedback WHERE run_id = ANY(%s) OR session_id = ANY(%s)",
+                (list(run_ids), list(session_ids)),
+            )
             cursor = await connection.execute(
                 "DELETE FROM interactions WHERE run_id = ANY(%s) OR session_id = ANY(%s)",
                 (list(run_ids), list(session_ids)),
@@ -72,14 +125,16 @@ class PostgresInteractionLog:
             return removed
 
     async def purge(self, before: str, limit: int) -> int:
+        removed = 0
         async with self._pool.connection() as connection:
-            cursor = await connection.execute(
-                "DELETE FROM interactions WHERE interaction_id IN "
-                "(SELECT interaction_id FROM interactions WHERE at < %s ORDER BY at LIMIT %s)",
-                (before, limit),
-            )
-            removed: int = max(cursor.rowcount, 0)
-            return removed
+            for table, key in (("interactions", "interaction_id"), ("feedback", "run_id")):
+                cursor = await connection.execute(
+                    f"DELETE FROM {table} WHERE {key} IN "
+                    f"(SELECT {key} FROM {table} WHERE at < %s ORDER BY at LIMIT %s)",
+                    (before, limit),
+                )
+                removed += max(cursor.rowcount, 0)
+        return removed
 
     async def compact(self) -> None:
         return None  # PostgreSQL reclaims removed rows itself (autovacuum)

@@ -143,7 +143,8 @@ async def open_postgres_stores(url: str, sealer: Sealer | None = None) -> AsyncI
                 LEDGER_MIGRATIONS
                 + PostgresInteractionLog.MIGRATIONS
                 + KEY_CHECK_MIGRATIONS
-                + PostgresInteractionLog.INDEX_MIGRATIONS,
+                + PostgresInteractionLog.INDEX_MIGRATIONS
+                + PostgresInteractionLog.FEEDBACK_MIGRATIONS,
             )
             await saver.setup()
             graph_store = await postgres_graph_store(pool, sealer)

@@ -49,11 +49,13 @@ from contracts import (
     ChatResponse,
     Envelope,
     EventType,
+    FeedbackRequest,
     Health,
     KnowledgeDocument,
     PendingApprovals,
     Problem,
     ResumeRequest,
+    RunFeedback,
     RunSnapshot,
 )
 from contracts.agent_protocol import (
@@ -143,6 +145,8 @@ _REF = "#/components/schemas/{name}"
 _CONTRACT_TYPES: tuple[Any, ...] = (
     ChatRequest,
     ResumeRequest,
+    FeedbackRequest,
+    RunFeedback,
     PendingApprovals,
     ChatResponse,
     RunSnapshot,

@@ -1,5 +1,5 @@
-"""The Agent Protocol's runs: on a thread (create, stream, wait, list, get, join, join the stream, cancel) and
-stateless (on a thread of their own). Every one is a run of the registry, its stream a view of the run's
+"""The Agent Protocol's runs: on a thread (create, stream, wait, list, get, join, join the stream, cancel,
+delete) and stateless (on a thread of their own). Every one is a run of the registry, its stream a view of the run's
 durable log: ``Last-Event-ID`` resumes after any event, on any instance.
 
 A run asked for while its thread is busy is queued (``multitask_strategy`` ``enqueue``, the default: ``pending``
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from litestar import Response, get, post
+from litestar import Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import Stream
@@ -41,6 +41,7 @@ from contracts.agent_protocol import RunCreate, ThreadRun
 __all__ = (
     "cancel_thread_run",
     "create_thread_run",
+    "delete_thread_run",
     "get_thread_run",
     "join_run",
     "join_run_stream",
@@ -247,6 +248,24 @@ async def join_run_stream(
         principal=principal,
         stateless=False,
     )
+
+
+@delete(
+    "/threads/{thread_id:str}/runs/{run_id:str}",
+    operation_id="deleteThreadRun",
+    tags=[TAG],
+    status_code=204,
+    summary="Delete a run that has ended: its record and events (the thread's checkpoints stay)",
+    responses=problem_responses(401, 403, 404, 409),
+)
+async def delete_thread_run(
+    thread_id: FromPath[str],
+    run_id: FromPath[str],
+    runs: NamedDependency[RunRegistry],
+    principal: NamedDependency[Principal],
+) -> None:
+    found = await runs.get(run_id, principal, session_id=thread_id)
+    await runs.delete_run(found, principal)
 
 
 @post(

@@ -1,4 +1,4 @@
-"""The Agent Protocol's threads: create, read, search, delete; a thread's state, its history, and updates.
+"""The Agent Protocol's threads: create, read, search, copy, delete; a thread's state, its history, and updates.
 
 A thread is a session: it belongs to the subject who created it (404 for anyone else), its checkpoints are
 the LangGraph thread of that id, and deleting it erases the session everywhere (``DELETE /sessions/{id}``).
@@ -23,6 +23,7 @@ from api.runs.erasure import SessionErasure
 from api.runs.errors import RunRequestInvalid, SessionBusy
 from api.runs.log.threads import ThreadRecord
 from api.runs.registry import RunRegistry
+from api.runs.thread_copy import copy_thread
 from api.runs.threads import ThreadBook
 from contracts.agent_protocol import (
     ThreadCreate,
@@ -37,6 +38,7 @@ from contracts.agent_protocol import (
 )
 
 __all__ = (
+    "copy_thread_route",
     "create_thread",
     "delete_thread",
     "get_thread",
@@ -101,6 +103,27 @@ async def delete_thread(
     thread_id: FromPath[str], erasure: NamedDependency[SessionErasure], principal: NamedDependency[Principal]
 ) -> None:
     await erasure.erase_session(thread_id, principal)
+
+
+@post(
+    "/threads/{thread_id:str}/copy",
+    operation_id="copyThread",
+    tags=[TAG],
+    status_code=200,
+    summary="Copy a thread: a new thread of the caller's with its graph, metadata and checkpoints (not its runs)",
+    responses=problem_responses(401, 404, 409, 422),
+)
+async def copy_thread_route(
+    thread_id: FromPath[str],
+    *,
+    runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
+    threads: NamedDependency[ThreadBook],
+    erasure: NamedDependency[SessionErasure],
+    principal: NamedDependency[Principal],
+) -> ThreadSummary:
+    copied = await copy_thread(threads, runs.agent.stores.checkpointer, erasure, thread_id, principal)
+    return await summary(runs, graphs, threads, copied)
 
 
 @post(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from agent.evaluation.capture import CapturedRun, CaptureError
+from agent.evaluation import CapturedRun, CaptureError
 from agent.stores import open_stores
 from api.runs.run_inputs import run_inputs
 from api.runs.stores import open_run_stores

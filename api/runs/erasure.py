@@ -141,6 +141,14 @@ class StoreEraser:
         await self._log.forget_sessions(sessions)
         return Forgotten(runs=len(runs), events=events, sessions=len(sessions), interactions=interactions)
 
+    async def forget_runs(self, runs: Sequence[tuple[str, str]]) -> Forgotten:
+        """Remove the finished ``(run_id, session_id)`` runs alone (their interactions, records and events); their
+        sessions and checkpoints stay. Then leave nothing of them in the stores' files."""
+        interactions = await self._stores.interactions.erase(run_ids=[run_id for run_id, _ in runs])
+        events = await self._log.erase_runs(runs)
+        await self.compact()
+        return Forgotten(runs=len(runs), events=events, interactions=interactions)
+
     async def forget_subjects(self, subjects: Sequence[str]) -> int:
         """Remove the long-term store's items of ``subjects`` (the store spans their threads, so erasing a session
         leaves it; a deleted account takes it); how many went."""

@@ -10,7 +10,8 @@ RunsError
 ├── Conflict
 │   ├── SessionBusy             session_busy: the session has a run running or waiting
 │   ├── RunNotPaused            run_not_paused: resume of a run that is not waiting (decided already)
-│   └── RunFinished             run_finished: cancel of a run that has ended
+│   ├── RunFinished             run_finished: cancel of a run that has ended
+│   └── RunNotFinished          run_not_finished: feedback on, or deletion of, a run not ended yet
 ├── Forbidden
 │   ├── NotAnApprover           not_an_approver: deciding needs HARNESS_APPROVER_ROLE
 │   └── NotTheOwner             not_the_owner: only the run's owner may do this
@@ -39,6 +40,7 @@ __all__ = (
     "NotTheOwner",
     "QuotaExceeded",
     "RunFinished",
+    "RunNotFinished",
     "RunNotFound",
     "RunNotPaused",
     "RunRequestInvalid",
@@ -120,6 +122,11 @@ class RunNotPaused(Conflict):
 class RunFinished(Conflict):
     code = "run_finished"
     title = "Run already finished"
+
+
+class RunNotFinished(Conflict):
+    code = "run_not_finished"
+    title = "Run not finished"
 
 
 class NotAnApprover(Forbidden):

@@ -28,6 +28,7 @@ from api.runs.errors import (
     NotAnApprover,
     NotTheOwner,
     RunFinished,
+    RunNotFinished,
     RunNotFound,
     RunNotPaused,
     RunRequestInvalid,
@@ -318,6 +319,19 @@ class RunRegistry:
         if snapshot.status in FINISHED:
             raise RunFinished(f"Run {snapshot.run_id} has already ended ({snapshot.status}).")
         await self.roll_back(snapshot.run_id, snapshot.session_id)
+
+    async def delete_run(self, found: Run | RunRecord, principal: Principal) -> None:
+        """Remove a finished run of ``principal``'s, its record and events and interaction, as an erasure removes
+        them (the thread and its checkpoints stay); an unfinished one (queued, running, waiting) is a 409."""
+        if not self.access.owns(principal, found.record):
+            raise NotTheOwner("Only the subject who started a run may delete it.")
+        snapshot = found.current_snapshot()
+        if snapshot.status not in FINISHED:
+            raise RunNotFinished(
+                f"Run {snapshot.run_id} is {snapshot.status}: cancel it, then delete it once it has ended.",
+                run_id=snapshot.run_id,
+            )
+        await self.eraser.forget_runs([(snapshot.run_id, snapshot.session_id)])
 
     async def resume_graph_run(
         self, registered: RegisteredGraph, thread_id: str, resume: Any, options: GraphRun, principal: Principal

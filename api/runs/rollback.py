@@ -13,12 +13,12 @@ between the read and the writes.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from api.runs.checkpoints import oldest_first, put_checkpoint
+
 if TYPE_CHECKING:
-    from langchain_core.runnables import RunnableConfig
-    from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
+    from langgraph.checkpoint.base import BaseCheckpointSaver
 
 __all__ = ("rewind",)
 
@@ -33,26 +33,6 @@ async def rewind(saver: BaseCheckpointSaver[Any], thread_id: str, run_id: str) -
         await saver.adelete_for_runs([run_id])
     except NotImplementedError:
         await saver.adelete_thread(thread_id)
-        for held in sorted(kept, key=_position):
-            await _put_back(saver, thread_id, held)
+        for held in oldest_first(kept):
+            await put_checkpoint(saver, thread_id, held)
     return len(found) - len(kept)
-
-
-def _position(held: CheckpointTuple) -> tuple[str, str]:
-    """Checkpoint ids are time-ordered (uuid6): oldest first, each parent before its children."""
-    configurable = held.config["configurable"]
-    return configurable["checkpoint_id"], configurable.get("checkpoint_ns", "")
-
-
-async def _put_back(saver: BaseCheckpointSaver[Any], thread_id: str, held: CheckpointTuple) -> None:
-    namespace = held.config["configurable"].get("checkpoint_ns", "")
-    parent: RunnableConfig = held.parent_config or {
-        "configurable": {"thread_id": thread_id, "checkpoint_ns": namespace}
-    }
-    checkpoint = held.checkpoint
-    stored = await saver.aput(parent, checkpoint, held.metadata, dict(checkpoint["channel_versions"]))
-    writes: dict[str, list[tuple[str, Any]]] = defaultdict(list)
-    for task_id, channel, value in held.pending_writes or ():
-        writes[task_id].append((channel, value))
-    for task_id, task_writes in writes.items():
-        await saver.aput_writes(stored, task_writes, task_id)

@@ -58,6 +58,20 @@ class ThreadBook:
         )
         return await self._log.create_thread(thread, self._access.session_access(principal))
 
+    async def copy(self, source: ThreadRecord, principal: Principal) -> ThreadRecord:
+        """A new thread of ``principal``'s with a new id, ``source``'s graph and metadata (its checkpoints are the
+        caller's to copy)."""
+        now = self._now()
+        thread = ThreadRecord(
+            thread_id=self._ids.new("s"),
+            graph_id=source.graph_id,
+            metadata=dict(source.metadata),
+            created_at=now,
+            updated_at=now,
+        )
+        copied, _ = await self._log.create_thread(thread, self._access.session_access(principal))
+        return copied
+
     async def get(self, thread_id: str, principal: Principal) -> ThreadRecord:
         """The thread, when it is ``principal``'s; ``SessionNotFound`` (404) else."""
         known, owner = await self._log.session_owner(thread_id)

@@ -45,6 +45,7 @@ IMPLEMENTED: frozenset[Operation] = frozenset(
         ("POST", "/threads/search"),
         ("GET", "/threads/{}"),
         ("DELETE", "/threads/{}"),
+        ("POST", "/threads/{}/copy"),
         ("POST", "/runs/stream"),
         ("POST", "/runs/wait"),
         ("GET", "/runs/{}/stream"),
@@ -71,6 +72,7 @@ AT_THE_AGENT_SERVERS_PATH: dict[Operation, Operation] = {
     ("GET", "/runs/{}"): ("GET", "/threads/{}/runs/{}"),
     ("GET", "/runs/{}/wait"): ("GET", "/threads/{}/runs/{}/join"),
     ("POST", "/runs/{}/cancel"): ("POST", "/threads/{}/runs/{}/cancel"),
+    ("DELETE", "/runs/{}"): ("DELETE", "/threads/{}/runs/{}"),
 }
 """Published operations not served at their path whose LangGraph Agent Server form is served (``/agents`` are
 its assistants; a run on a thread is under ``/threads/{thread_id}/runs``)."""
