@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from agent.graphs.config import GraphsConfig, GraphSpec, read_graphs_config
+from agent.graphs.config import GraphsConfig, GraphSpec, ThreadTtl, read_graphs_config
 from agent.graphs.environment import apply_graphs_config
 from agent.graphs.json_safe import DEFAULT_PART_LIMIT_BYTES, describe_error, to_json_safe
 from agent.graphs.loading import GraphFailure, GraphLoadError, LoadedGraph, load_graphs
@@ -65,6 +65,7 @@ __all__ = (
     "RunContext",
     "RunHooks",
     "Settlement",
+    "ThreadTtl",
     "apply_graphs_config",
     "approval_for",
     "approval_of",

@@ -15,6 +15,8 @@ as it is::
 - ``env``: a dotenv file (relative to the file's folder) or a map of variables.
 - ``dependencies``: local folders (``.``, ``./src``, ``../shared``) are put on ``sys.path``; anything else (a
   package name or spec) is this service's environment's business, reported, never installed.
+- ``checkpointer.ttl``: the thread TTL, ``{"strategy": "delete", "default_ttl": <minutes>,
+  "sweep_interval_minutes": <minutes>}`` (``ThreadTtl``); the checkpointer's other keys are ignored.
 
 Every other key of the format (``python_version``, ``dockerfile_lines``, ``store``, ``auth``, ...) and any key
 it does not know are collected in ``ignored_keys``, reported once at start and never fatal. Reading has no
@@ -24,6 +26,7 @@ is malformed is a ``ConfigError`` whose one line names the file and the problem.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -32,14 +35,14 @@ import msgspec
 
 from agent.config import ConfigError
 
-__all__ = ("KNOWN_IGNORED_KEYS", "GraphSpec", "GraphsConfig", "read_graphs_config")
+__all__ = ("KNOWN_IGNORED_KEYS", "GraphSpec", "GraphsConfig", "ThreadTtl", "read_graphs_config")
 
 KNOWN_IGNORED_KEYS = frozenset(
     {
         "api_version",
         "auth",
         "base_image",
-        "checkpointer",
+        "checkpointer.serde",
         "dockerfile_lines",
         "encryption",
         "http",
@@ -56,7 +59,9 @@ KNOWN_IGNORED_KEYS = frozenset(
     }
 )
 """Keys of the format this service has no use for: the Docker image's, and features it provides its own way."""
-_READ_KEYS = frozenset({"graphs", "env", "dependencies", "$schema"})
+_READ_KEYS = frozenset({"graphs", "env", "dependencies", "checkpointer", "$schema"})
+_TTL_STRATEGIES = ("delete",)
+"""The strategies of ``checkpointer.ttl`` served (the Agent Server documents ``delete`` alone)."""
 _GRAPH_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
 _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 _BYTE_OFFSET = re.compile(r"\(byte (\d+)\)")
@@ -76,6 +81,24 @@ class GraphSpec(msgspec.Struct, frozen=True, kw_only=True):
     description: str | None = None
 
 
+class ThreadTtl(msgspec.Struct, frozen=True, kw_only=True):
+    """``checkpointer.ttl``: threads idle for ``default_ttl`` minutes are deleted whole, looked for every
+    ``sweep_interval_minutes``."""
+
+    strategy: str = "delete"
+    default_ttl: float
+    """Minutes a thread may stay idle (no run unfinished, none ended and no use since)."""
+    sweep_interval_minutes: float = 60.0
+
+    @property
+    def idle_s(self) -> float:
+        return self.default_ttl * 60
+
+    @property
+    def sweep_interval_s(self) -> float:
+        return self.sweep_interval_minutes * 60
+
+
 class GraphsConfig(msgspec.Struct, frozen=True, kw_only=True):
     path: Path
     """The ``langgraph.json`` itself (absolute)."""
@@ -88,8 +111,11 @@ class GraphsConfig(msgspec.Struct, frozen=True, kw_only=True):
     """Folders to put on ``sys.path`` (absolute, existing)."""
     other_dependencies: tuple[str, ...] = ()
     """Package names and specs, which this service does not install."""
+    thread_ttl: ThreadTtl | None = None
+    """``checkpointer.ttl``: None keeps threads until they are deleted (or retention empties them)."""
     ignored_keys: tuple[str, ...] = ()
-    """Keys read and not used, sorted (``graphs.<id>.<key>`` for a graph's own)."""
+    """Keys read and not used, sorted (``graphs.<id>.<key>`` for a graph's own, ``checkpointer.<key>`` for the
+    checkpointer's)."""
 
     @property
     def folder(self) -> Path:
@@ -120,6 +146,8 @@ def read_graphs_config(path: str | Path) -> GraphsConfig:
         for graph_id, entry in entries.items():
             if isinstance(entry, dict):
                 ignored |= {f"graphs.{graph_id}.{key}" for key in entry if key not in ("path", "description")}
+    checkpointer = _converted(raw.get("checkpointer", {}), dict[str, Any] | None, "checkpointer", where) or {}
+    ignored |= {f"checkpointer.{key}" for key in checkpointer if key != "ttl"}
     graphs = _converted_map(raw.get("graphs", {}), str | _GraphEntry, "graphs", where)
     if not graphs:
         raise ConfigError(f'{where}: names no graph; add "graphs": {{"<id>": "./file.py:graph"}}')
@@ -147,6 +175,7 @@ def read_graphs_config(path: str | Path) -> GraphsConfig:
         env=env,
         local_dependencies=local,
         other_dependencies=other,
+        thread_ttl=_thread_ttl(checkpointer.get("ttl"), where),
         ignored_keys=tuple(sorted(ignored)),
     )
 
@@ -191,6 +220,24 @@ def _spec(graph_id: str, entry: str | _GraphEntry, folder: Path, where: Path) ->
     if not _MODULE.fullmatch(located):
         raise ConfigError(f"{where}: graph {graph_id!r} names module {located!r}, which is not a dotted module name")
     return GraphSpec(graph_id=graph_id, source=source, attribute=attribute, module=located, description=description)
+
+
+def _thread_ttl(given: Any, where: Path) -> ThreadTtl | None:
+    """``checkpointer.ttl`` checked: a strategy served, a positive ``default_ttl`` and ``sweep_interval_minutes``."""
+    if given is None:
+        return None
+    key = "checkpointer.ttl"
+    ttl: ThreadTtl = _converted(given, ThreadTtl, key, where)
+    if ttl.strategy not in _TTL_STRATEGIES:
+        raise ConfigError(
+            f"{where}: {key}.strategy is {ttl.strategy!r}; this service serves {', '.join(map(repr, _TTL_STRATEGIES))}"
+            " (an idle thread is deleted whole)"
+        )
+    for name in ("default_ttl", "sweep_interval_minutes"):
+        minutes = getattr(ttl, name)
+        if not math.isfinite(minutes) or minutes <= 0:
+            raise ConfigError(f"{where}: {key}.{name} must be a positive number of minutes, found {minutes!r}")
+    return ttl
 
 
 def _dependencies(entries: list[str], folder: Path, where: Path) -> tuple[tuple[Path, ...], tuple[str, ...]]:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
 
     from agent.graphs.compiled import CompiledGraph
+    from agent.graphs.config import ThreadTtl
     from agent.graphs.loading import LoadedGraph
     from agent.graphs.run_hooks import RunHooks
     from agent.graphs.schemas import GraphSchemas
@@ -120,7 +121,9 @@ class RegisteredGraph:
 class GraphRegistry:
     """The registered graphs in order, found by graph id or by assistant id."""
 
-    def __init__(self, graphs: Iterable[RegisteredGraph]) -> None:
+    def __init__(self, graphs: Iterable[RegisteredGraph], *, thread_ttl: ThreadTtl | None = None) -> None:
+        self.thread_ttl = thread_ttl
+        """The config's ``checkpointer.ttl``: how long a thread may stay idle before it is deleted."""
         self._graphs: dict[str, RegisteredGraph] = {}
         for graph in graphs:
             if graph.graph_id in self._graphs:
@@ -180,13 +183,15 @@ async def open_registry(
     graph loaded on ``checkpointer`` and ``store`` (the service's). ``ConfigError`` (a ``GraphLoadError`` when graphs
     fail) stops the start."""
     graphs = [RegisteredGraph(SUPPORT_GRAPH_ID, support, description=SUPPORT_DESCRIPTION, hooks=support_hooks)]
+    thread_ttl = None
     if config_path is not None:
         config = read_graphs_config(config_path)
         if any(spec.graph_id == SUPPORT_GRAPH_ID for spec in config.graphs):
             raise ConfigError(f"{config.path}: graph id {SUPPORT_GRAPH_ID!r} is the built-in support agent's")
         apply_graphs_config(config)
         graphs += [RegisteredGraph.from_loaded(loaded) for loaded in await load_graphs(config, checkpointer, store)]
-    return GraphRegistry(graphs)
+        thread_ttl = config.thread_ttl
+    return GraphRegistry(graphs, thread_ttl=thread_ttl)
 
 
 @asynccontextmanager

@@ -180,6 +180,9 @@ class MeteredLog:
     async def expired_runs(self, before: str, limit: int) -> list[tuple[str, str]]:
         return await self._timed("expired_runs", self._log.expired_runs(before, limit))
 
+    async def idle_sessions(self, before: str, limit: int) -> list[str]:
+        return await self._timed("idle_sessions", self._log.idle_sessions(before, limit))
+
     async def erase_runs(self, runs: Sequence[tuple[str, str]]) -> int:
         return await self._timed("erase_runs", self._log.erase_runs(runs))
 

@@ -47,6 +47,7 @@ from api.runs.run import Run
 from api.runs.run_options import graph_run_config
 from api.runs.stream.follow import RunStreams
 from api.runs.stream.frames import EnvelopeEncoder
+from api.runs.thread_expiry import ThreadExpiry
 from api.runs.threads import ThreadBook
 from contracts import ApprovalRequest, ErrorInfo, RunSnapshot
 
@@ -136,6 +137,12 @@ class RunRegistry:
             if settings.retention_days is not None
             else None
         )
+        self._thread_expiry = (
+            ThreadExpiry(log, self.eraser, graphs.thread_ttl, clock=clock, cluster=cluster)
+            if graphs.thread_ttl is not None
+            else None
+        )
+        """Deletes the threads idle for longer than ``langgraph.json``'s ``checkpointer.ttl``."""
         self.queue = QueueLoop(log, self.start_queued)
         """Starts the queued runs of threads that are free, on whichever instance looks first."""
 
@@ -149,6 +156,8 @@ class RunRegistry:
             await self.cluster.start(self)
         if self._retention is not None:
             self._retention.start()
+        if self._thread_expiry is not None:
+            self._thread_expiry.start()
         self.queue.start()
 
     def begin_shutdown(self) -> None:
@@ -166,6 +175,8 @@ class RunRegistry:
         await self.queue.stop()
         if self._retention is not None:
             await self._retention.stop()
+        if self._thread_expiry is not None:
+            await self._thread_expiry.stop()
         tasks = [run.task for run in self._live.values() if run.task is not None]
         await asyncio.gather(*tasks, return_exceptions=True)
         await self.idle()

@@ -89,6 +89,16 @@ class RunArchive:
         )
         return [(row["run_id"], row["session_id"]) for row in rows]
 
+    async def idle_sessions(self, before: str, limit: int) -> list[str]:
+        rows = await self._rows(
+            "SELECT session_id FROM runs WHERE status <> 'erased' GROUP BY session_id "
+            "HAVING MAX(changed_at) < %s AND bool_and(status IN ('completed', 'failed', 'cancelled')) "
+            "ORDER BY MAX(changed_at) LIMIT %s",
+            before,
+            limit,
+        )
+        return [row["session_id"] for row in rows]
+
     async def erase(self, run_ids: Sequence[str]) -> None:
         """Replace the runs by tombstones; remove the tombstones older than a day."""
         async with self._pool.connection() as connection, connection.cursor() as cursor:

@@ -182,6 +182,11 @@ class Forgetting(Protocol):
         first, as ``(run_id, session_id)``."""
         ...
 
+    async def idle_sessions(self, before: str, limit: int) -> list[str]:
+        """Up to ``limit`` sessions whose runs have all finished, the last of them before ``before`` (RFC 3339),
+        the longest idle first: what a thread TTL expires (sessions without runs are not listed)."""
+        ...
+
     async def erase_runs(self, runs: Sequence[tuple[str, str]]) -> int:
         """Remove the finished ``(run_id, session_id)`` runs: records and events. The events removed."""
         ...

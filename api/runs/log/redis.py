@@ -395,6 +395,11 @@ class RedisEventLog:
     async def expired_runs(self, before: str, limit: int) -> list[tuple[str, str]]:
         return await self._archive.expired(before, limit)
 
+    async def idle_sessions(self, before: str, limit: int) -> list[str]:
+        """From the archive: a run begun a moment ago may not be there yet, which the sweep checks again once it
+        holds the sessions (``session_runs`` reads Redis too)."""
+        return await self._archive.idle_sessions(before, limit)
+
     async def erase_runs(self, runs: Sequence[tuple[str, str]]) -> int:
         keys = self.keys
         async with self._redis.pipeline(transaction=False) as pipe:

@@ -338,6 +338,16 @@ class SqliteEventLog:
         )
         return [(run_id, session_id) for run_id, session_id in rows]
 
+    async def idle_sessions(self, before: str, limit: int) -> list[str]:
+        await self.flush()
+        rows = await self._call(
+            self._fetch_all,
+            f"SELECT session_id FROM runs GROUP BY session_id HAVING MAX(changed_at) < ? "
+            f"AND SUM(status NOT IN ({_FINISHED_SQL})) = 0 ORDER BY MAX(changed_at) LIMIT ?",
+            (before, limit),
+        )
+        return [session_id for (session_id,) in rows]
+
     async def erase_runs(self, runs: Sequence[tuple[str, str]]) -> int:
         await self.flush()
         for run_id, session_id in runs:

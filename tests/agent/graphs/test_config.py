@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from agent.config import ConfigError
-from agent.graphs import read_graphs_config
+from agent.graphs import ThreadTtl, read_graphs_config
 from tests.support.graph_projects import write_project
 
 if TYPE_CHECKING:
@@ -163,3 +163,58 @@ def test_a_malformed_file_is_one_line_naming_the_file_and_the_problem(
 def test_a_missing_file_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"langgraph\.json: cannot be read \(No such file or directory\)$"):
         read_graphs_config(tmp_path / "langgraph.json")
+
+
+def test_the_thread_ttl_is_read_from_the_checkpointer_and_its_other_keys_are_ignored(tmp_path: Path) -> None:
+    ttl = {"strategy": "delete", "default_ttl": 43200, "sweep_interval_minutes": 10}
+    path = write_project(
+        tmp_path,
+        {"langgraph.json": {"graphs": {"a": "./a.py:g"}, "checkpointer": {"ttl": ttl, "serde": {"pickle": True}}}},
+    )
+    bare = write_project(tmp_path / "bare", {"langgraph.json": {"graphs": {"a": "./a.py:g"}}})
+    defaults = write_project(
+        tmp_path / "defaults",
+        {"langgraph.json": {"graphs": {"a": "./a.py:g"}, "checkpointer": {"ttl": {"default_ttl": 1.5}}}},
+    )
+
+    config = read_graphs_config(path)
+
+    assert config.thread_ttl == ThreadTtl(strategy="delete", default_ttl=43200, sweep_interval_minutes=10)
+    assert (config.thread_ttl.idle_s, config.thread_ttl.sweep_interval_s) == (43200 * 60, 600)
+    assert config.ignored_keys == ("checkpointer.serde",)
+    assert read_graphs_config(bare).thread_ttl is None
+    assert read_graphs_config(defaults).thread_ttl == ThreadTtl(default_ttl=1.5, sweep_interval_minutes=60)
+
+
+@pytest.mark.parametrize(
+    ("ttl", "problem"),
+    [
+        (
+            {"strategy": "keep_latest", "default_ttl": 60},
+            "checkpointer.ttl.strategy is 'keep_latest'; this service serves 'delete'",
+        ),
+        ({"strategy": "delete"}, "Object missing required field `default_ttl` - at `checkpointer.ttl`"),
+        ({"default_ttl": "60"}, "Expected `float`, got `str` - at `checkpointer.ttl.default_ttl`"),
+        ({"default_ttl": 0}, "checkpointer.ttl.default_ttl must be a positive number of minutes, found 0.0"),
+        (
+            {"default_ttl": 60, "sweep_interval_minutes": -5},
+            "checkpointer.ttl.sweep_interval_minutes must be a positive",
+        ),
+        ("30d", "Expected `object`, got `str` - at `checkpointer.ttl`"),
+    ],
+)
+def test_a_bad_thread_ttl_is_a_config_error_naming_the_key(tmp_path: Path, ttl: object, problem: str) -> None:
+    path = write_project(tmp_path, {"langgraph.json": {"graphs": {"a": "./a.py:g"}, "checkpointer": {"ttl": ttl}}})
+
+    with pytest.raises(ConfigError) as raised:
+        read_graphs_config(path)
+
+    assert str(raised.value).startswith(f"{path}: ")
+    assert problem in str(raised.value)
+
+
+def test_a_checkpointer_that_is_not_an_object_is_a_config_error(tmp_path: Path) -> None:
+    path = write_project(tmp_path, {"langgraph.json": {"graphs": {"a": "./a.py:g"}, "checkpointer": 5}})
+
+    with pytest.raises(ConfigError, match=r"Expected `object \| null`, got `int` - at `checkpointer`$"):
+        read_graphs_config(path)

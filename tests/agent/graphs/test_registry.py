@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from agent.config import ConfigError
-from agent.graphs import ASSISTANT_NAMESPACE, GraphRegistry, RegisteredGraph, assistant_id_of, open_registry
+from agent.graphs import (
+    ASSISTANT_NAMESPACE,
+    GraphRegistry,
+    RegisteredGraph,
+    ThreadTtl,
+    assistant_id_of,
+    open_registry,
+)
 from agent.graphs.registry import SUPPORT_DESCRIPTION
 from tests.support.graph_projects import support_of, write_project
 
@@ -58,6 +65,7 @@ async def test_without_a_config_the_support_agent_is_the_one_graph_and_the_defau
     registry = await open_registry(None, **support_of(agent))
 
     (support,) = registry
+    assert registry.thread_ttl is None
     assert registry.default is support
     assert (support.graph_id, support.name, support.description) == ("support", "support_agent", SUPPORT_DESCRIPTION)
     assert support.assistant_id == assistant_id_of("support")
@@ -110,3 +118,13 @@ def test_a_registry_holds_each_id_once_and_at_least_one_graph(agent: Agent) -> N
         GraphRegistry([support, RegisteredGraph("support", agent.graph)])
     with pytest.raises(ConfigError, match="at least one graph"):
         GraphRegistry([])
+
+
+async def test_the_configs_thread_ttl_is_the_registrys(agent: Agent, tmp_path: Path) -> None:
+    ttl = {"strategy": "delete", "default_ttl": 30, "sweep_interval_minutes": 5}
+    config = {"graphs": {"counter": "./named.py:graph"}, "env": {"SHOP_NAME": "Nimbus"}, "checkpointer": {"ttl": ttl}}
+    path = write_project(tmp_path, {"named.py": str(GRAPHS["named.py"]), "langgraph.json": config})
+
+    registry = await open_registry(path, **support_of(agent))
+
+    assert registry.thread_ttl == ThreadTtl(default_ttl=30, sweep_interval_minutes=5)
