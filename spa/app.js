@@ -13,6 +13,15 @@ import { STREAM_MODES, SUPPORT_GRAPH, assistantsOf, inputFor, isSupport, resumeF
 import { createCredentials, tokenFrom, withBearer } from './auth.js';
 import { formatMs } from './format.js';
 import { drawGraph, paintGraph } from './graph.js';
+import {
+  feedbackControls,
+  feedbackSending,
+  feedbackSettled,
+  mayGiveFeedback,
+  newFeedback,
+  renderFeedback,
+  sendFeedback,
+} from './feedback.js';
 import { decisionNote, decisionSettles, pendingApprovals, renderInbox, sendDecision, withoutApproval } from './inbox.js';
 import { h, setText, streamText } from './render.js';
 import { parseRecording, recordedQuestion, replayRecording } from './replay.js';
@@ -131,6 +140,7 @@ const page = {
   picker: { open: false, note: '' },
   schemas: new Map(),
   threads: { rows: [], state: 'idle', note: '', openId: null, opening: false, asked: 0 },
+  feedback: new Map(), // run id -> {state, controls}: every finished turn on screen may be rated
 };
 
 // --- turns ---
@@ -526,6 +536,7 @@ function resetConversation() {
   page.view = null;
   page.lost = null;
   page.threads.openId = null;
+  page.feedback.clear();
   save(sessionStorage, STORE.session, null);
   save(sessionStorage, STORE.thread, null);
   save(sessionStorage, STORE.active, null);
@@ -592,6 +603,7 @@ function turnView(message, number) {
   const sources = h(doc, 'div', { class: 'sources' });
   const slot = h(doc, 'div', { class: 'approval-slot' });
   const note = h(doc, 'p', { class: 'turn-note', hidden: true });
+  const feedbackSlot = h(doc, 'div', { class: 'feedback-slot' });
   const item = h(doc, 'li', { class: 'turn', 'data-turn': String(number) }, [
     h(doc, 'div', { class: 'bubble user' }, [
       h(doc, 'p', { class: 'who' }, ['You']),
@@ -604,11 +616,25 @@ function turnView(message, number) {
       sources,
       slot,
       note,
+      feedbackSlot,
     ]),
   ]);
   els.transcript.appendChild(item);
   item.scrollIntoView({ block: 'nearest' });
-  return { item, answer, earlier, sources, slot, note, card: null, citations: null, response: null, number };
+  return {
+    item,
+    answer,
+    earlier,
+    sources,
+    slot,
+    note,
+    feedbackSlot,
+    feedback: null,
+    card: null,
+    citations: null,
+    response: null,
+    number,
+  };
 }
 
 function render() {
@@ -683,6 +709,30 @@ function renderTurn(run, view) {
   if (run.gap) notes.push('Some events had left the replay window; a snapshot stands in for them.');
   view.note.hidden = notes.length === 0;
   setText(view.note, notes.join(' '));
+  renderFeedbackOffer(run, view);
+}
+
+/** Once a run of this service has finished, its answer may be rated: the controls come, and stay with the turn. */
+function renderFeedbackOffer(run, view) {
+  if (view.feedback !== null || !mayGiveFeedback(run, { recorded: isReplay() })) return;
+  const entry = { state: newFeedback(run.runId), controls: feedbackControls(doc, run.runId, view.number) };
+  page.feedback.set(run.runId, entry);
+  view.feedback = entry;
+  view.feedbackSlot.appendChild(entry.controls.element);
+  renderFeedback(entry.controls, entry.state);
+}
+
+/** Thumbs up or down on a finished run (`POST /runs/{id}/feedback`, with the note typed): it shows what was kept. */
+async function giveFeedback(button) {
+  const entry = page.feedback.get(button.closest('[data-role=feedback]').getAttribute('data-run-id'));
+  if (!entry || entry.state.sending !== null) return;
+  const score = button.getAttribute('data-feedback');
+  entry.state = feedbackSending(entry.state, score);
+  renderFeedback(entry.controls, entry.state);
+  const answer = await sendFeedback(api, entry.state.runId, score, entry.controls.note.value);
+  entry.state = feedbackSettled(entry.state, answer);
+  if (answer.ok) entry.controls.note.value = entry.state.note ?? '';
+  renderFeedback(entry.controls, entry.state);
 }
 
 function renderApproval(run, view) {
@@ -1064,6 +1114,11 @@ els.transcript.addEventListener('click', (event) => {
   const action = event.target.closest('[data-action=approve], [data-action=reject]');
   if (action) {
     decide(action.getAttribute('data-action'));
+    return;
+  }
+  const rating = event.target.closest('button[data-feedback]');
+  if (rating) {
+    giveFeedback(rating);
     return;
   }
   const link = event.target.closest('a[data-doc-id]');

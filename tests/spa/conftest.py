@@ -64,6 +64,8 @@ class Server:
     host: str
     port: int
     log: Path
+    data_dir: Path
+    """The service's data directory: a test reads what it kept (its SQLite stores) there."""
 
     def ask_json(self, message: str, *, token: str | None = None) -> dict[str, Any]:
         """One turn over the JSON route, for the answer the SPA must end up showing."""
@@ -151,7 +153,7 @@ def _serve(name: str, data_dir: Path, artifacts: Path, **extra: str) -> Iterator
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"harness serve ({name}) did not come up; see {log}")
                 time.sleep(0.1)  # polling a subprocess for readiness, not synchronising a test
-            yield Server(url=url, host="127.0.0.1", port=port, log=log)
+            yield Server(url=url, host="127.0.0.1", port=port, log=log, data_dir=data_dir)
         finally:
             stop(process, signal.SIGTERM, within_s=20)
 
