@@ -12,6 +12,8 @@ Agreement is Cohen's kappa on the two-by-two table (judge pass/fail against peop
 beyond what the two margins give by chance, ``(p_o - p_e) / (1 - p_e)``. Its interval resamples runs (a run with
 both feedback and a decision is one cluster: ``agent.evaluation.statistics``). ``--min-kappa K`` fails (exit 1)
 unless the interval's lower bound reaches ``K``: a judge is trusted for what the labels show at the least.
+``--out FILE`` saves the measurement (with the report and the judge it was measured on) as JSON, for
+``harness eval --gate --calibration FILE`` to count a judge metric only when ``judge_min_kappa`` holds (ADR 45).
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
+from agent.errors import AgentError
 from agent.evaluation.capture import case_id_of
+from agent.evaluation.judge import JudgeInfo
 from agent.evaluation.report import ReportError, load_report
 from agent.evaluation.statistics import DEFAULT_RESAMPLES, DEFAULT_SEED, Estimate, cluster_bootstrap
 
@@ -36,12 +40,14 @@ if TYPE_CHECKING:
 
 __all__ = (
     "Calibration",
+    "CalibrationError",
     "Confusion",
     "Label",
     "add_calibrate_parser",
     "calibrate",
     "cohens_kappa",
     "describe",
+    "load_calibration",
     "read_labels",
     "run_calibrate_command",
     "verdicts_of",
@@ -89,6 +95,25 @@ class Calibration(msgspec.Struct, frozen=True, kw_only=True):
     """Labels read from the store."""
     unmatched: int
     """Labels of runs the report has no verdict on (left out)."""
+    report: str | None = None
+    """The report the verdicts were read from (its path as given)."""
+    report_generated_at: str | None = None
+    judge: JudgeInfo | None = None
+    """The judge that gave the verdicts (the report's ``judge``): the gate trusts only this judge with it."""
+
+
+class CalibrationError(AgentError, ValueError):
+    """A saved calibration that cannot be read; the message names the file."""
+
+
+def load_calibration(path: Path) -> Calibration:
+    """A calibration ``harness eval calibrate --out`` saved."""
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=Calibration)
+    except OSError as exc:
+        raise CalibrationError(f"cannot read the calibration {path}: {exc.strerror or exc}") from None
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise CalibrationError(f"{path} is not a calibration of `harness eval calibrate --out`: {exc}") from None
 
 
 def cohens_kappa(pairs: Sequence[Pair]) -> float | None:
@@ -185,6 +210,13 @@ def add_calibrate_parser(subparsers: argparse._SubParsersAction[argparse.Argumen
         metavar="K",
         help="exit 1 unless the lower bound of kappa's 95%% interval reaches K",
     )
+    parser.add_argument(
+        "--out",
+        dest="calibration_out",
+        type=Path,
+        metavar="FILE",
+        help="save the measurement as JSON, for `harness eval --gate --calibration FILE`",
+    )
 
 
 def run_calibrate_command(args: argparse.Namespace) -> int:
@@ -209,10 +241,21 @@ def run_calibrate_command(args: argparse.Namespace) -> int:
     except (ReportError, ConfigError) as exc:
         print(f"harness eval calibrate: {exc}", file=sys.stderr)
         return 2
+    calibration = msgspec.structs.replace(
+        calibration, report=str(args.calibrate_report), report_generated_at=report.generated_at, judge=report.judge
+    )
     print(describe(calibration))
     if calibration.confusion.n == 0:
         print("harness eval calibrate: no labelled run has a verdict in the report", file=sys.stderr)
         return 2
+    out: Path | None = getattr(args, "calibration_out", None)
+    if out is not None:
+        try:
+            out.write_bytes(msgspec.json.format(msgspec.json.encode(calibration), indent=2) + b"\n")
+        except OSError as exc:
+            print(f"harness eval calibrate: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {out}")
     if args.min_kappa is None:
         return 0
     lower = calibration.kappa.ci95[0] if calibration.kappa.ci95 is not None else None

@@ -15,7 +15,13 @@ import msgspec
 from rich.console import Console
 
 from agent.config import AgentConfig, ConfigError
-from agent.evaluation.calibration import add_calibrate_parser, run_calibrate_command
+from agent.evaluation.calibration import (
+    Calibration,
+    CalibrationError,
+    add_calibrate_parser,
+    load_calibration,
+    run_calibrate_command,
+)
 from agent.evaluation.capture import add_capture_parser, run_capture_command
 from agent.evaluation.compare_command import add_compare_parser, compare_settings, verdict_of
 from agent.evaluation.console import add_format_argument, output_console, output_format
@@ -27,7 +33,7 @@ from agent.evaluation.dataset import (
     resolve_dataset,
 )
 from agent.evaluation.execution import DEFAULT_CONCURRENCY, LOCAL_CONCURRENCY, EvalPlan, run_plan
-from agent.evaluation.gate import GateConfigError, evaluate_gate, find_pyproject, load_gate_config
+from agent.evaluation.gate import GateConfig, GateConfigError, evaluate_gate, find_pyproject, load_gate_config
 from agent.evaluation.judge import JudgeSettings, Judging, judging
 from agent.evaluation.model_calls import add_model_call_arguments, cache_directory, eval_model_calls, print_model_calls
 from agent.evaluation.redteam_command import add_redteam_parser, run_redteam_command
@@ -89,6 +95,12 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     parser.add_argument("--gate-config", type=Path, metavar="PYPROJECT", help="read the thresholds from this file")
     parser.add_argument(
+        "--calibration",
+        type=Path,
+        metavar="FILE",
+        help="a judge's saved calibration (`harness eval calibrate --out`), held to judge_min_kappa by --gate",
+    )
+    parser.add_argument(
         "--compare",
         nargs=2,
         type=Path,
@@ -133,6 +145,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         config = AgentConfig.from_env()
         gate = load_gate_config(args.gate_config or find_pyproject()) if args.gate or args.baseline else None
         baseline = load_report(args.baseline) if args.baseline else None
+        calibration = _calibration(args, gate)
         out = args.out or config.data_dir / "eval"
         plan = _plan(args, out)
         configs = _provider_configs(config, args.providers or [config.llm.provider])
@@ -141,7 +154,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
             judges = Judging(judge, config, calls)
             with judging(judges):
                 runs = asyncio.run(run_plan(plan, configs, errors))
-    except (ConfigError, DatasetError, GateConfigError, ReportError, LocalServerError) as exc:
+    except (ConfigError, DatasetError, GateConfigError, ReportError, LocalServerError, CalibrationError) as exc:
         errors.print(f"harness eval: {exc}", markup=False, highlight=False, soft_wrap=True)
         return 2
 
@@ -160,12 +173,24 @@ def run_eval_command(args: argparse.Namespace) -> int:
         console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
     code = 0
     if gate is not None and args.gate:
-        result = evaluate_gate(report, gate)
+        result = evaluate_gate(report, gate, calibration)
         print_gate(console, result, form)
         code = 0 if result.passed else 1
     if gate is not None and baseline is not None:
         code = max(code, verdict_of(console, baseline, report, gate.compare, form))
     return code
+
+
+def _calibration(args: argparse.Namespace, gate: GateConfig | None) -> Calibration | None:
+    """``--calibration``'s file; an error where nothing would read it, never a flag silently ignored."""
+    path: Path | None = getattr(args, "calibration", None)
+    if path is None:
+        return None
+    if gate is None or not args.gate:
+        raise ConfigError("--calibration is read by --gate")
+    if gate.judge_min_kappa is None:
+        raise ConfigError("--calibration needs judge_min_kappa in [tool.harness.gate], the kappa to hold it to")
+    return load_calibration(path)
 
 
 def _provider_configs(config: AgentConfig, providers: list[str]) -> list[AgentConfig]:

@@ -11,6 +11,12 @@ stem: the regression set the rules were written against is held to more than the
 a run is held to its provider's table, else its dataset's, else the top-level one. And
 ``[tool.harness.gate.compare]``: the paired comparison's ``alpha``, ``min_effect`` and
 ``min_effect_<metric>`` (``compare.CompareSettings``).
+
+A judge's metric (``JUDGE_METRICS``: ``min_judge``, the LLM judge's mean score) is an opinion of a model. With
+``judge_min_kappa = K`` in the top-level table, its threshold counts only when a saved calibration
+(``harness eval calibrate --out``, read by ``harness eval --gate --calibration FILE``) of the same metric and the
+same judge has a kappa whose 95% lower bound reaches ``K``. Otherwise the check is *not counted*: it neither
+passes nor fails, and the gate says why (ADR 45). Without ``judge_min_kappa`` every threshold counts, as before.
 """
 
 from __future__ import annotations
@@ -23,14 +29,16 @@ import msgspec
 
 from agent.errors import AgentError
 from agent.evaluation.compare import CompareSettings, comparable_names
-from agent.evaluation.headline import HEADLINE_METRICS, headline
+from agent.evaluation.headline import HEADLINE_METRICS, HeadlineMetric, headline
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from agent.evaluation.calibration import Calibration
     from agent.evaluation.report import Report
 
 __all__ = (
+    "JUDGE_METRICS",
     "GateCheck",
     "GateConfig",
     "GateConfigError",
@@ -46,6 +54,12 @@ __all__ = (
 )
 
 _BOUND_OF_DIRECTION = {"higher": "min", "lower": "max"}
+_JUDGE_MIN_KAPPA = "judge_min_kappa"
+
+JUDGE_METRICS: dict[str, HeadlineMetric] = {
+    "judge": HeadlineMetric("higher", "the LLM judge's mean score over the judged cases (a graph's ``expect.judge``)"),
+}
+"""Metrics a model's opinion makes, read from a run's estimates: their thresholds can require a calibrated judge."""
 
 
 class GateConfigError(AgentError, ValueError):
@@ -64,6 +78,9 @@ class GateConfig(msgspec.Struct, frozen=True, kw_only=True):
     providers: dict[str, list[Threshold]] = msgspec.field(default_factory=dict)
     datasets: dict[str, list[Threshold]] = msgspec.field(default_factory=dict)
     compare: CompareSettings = msgspec.field(default_factory=CompareSettings)
+    judge_min_kappa: float | None = None
+    """``judge_min_kappa``: a judge metric's threshold counts only when a calibration's kappa lower bound reaches
+    it; ``None``: every threshold counts."""
 
     def for_run(self, provider: str, dataset: str) -> list[Threshold]:
         """The provider's own table, else the dataset's, else the top-level one."""
@@ -77,6 +94,9 @@ class GateCheck(msgspec.Struct, frozen=True, kw_only=True):
     threshold: float
     actual: float | None
     passed: bool
+    """The threshold counted and held; never true for a check that was not counted."""
+    not_counted: str | None = None
+    """Why the threshold did not count (``judge not calibrated (...)``); ``None`` when it counted."""
 
 
 class GateResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -84,11 +104,17 @@ class GateResult(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def passed(self) -> bool:
-        return all(check.passed for check in self.checks)
+        """Every counted threshold held, and at least one counted: a gate that counts nothing passes nothing."""
+        counted = [check for check in self.checks if check.not_counted is None]
+        return all(check.passed for check in counted) and (bool(counted) or not self.checks)
 
     @property
     def failures(self) -> list[GateCheck]:
-        return [check for check in self.checks if not check.passed]
+        return [check for check in self.checks if check.not_counted is None and not check.passed]
+
+    @property
+    def not_counted(self) -> list[GateCheck]:
+        return [check for check in self.checks if check.not_counted is not None]
 
 
 def find_pyproject(start: Path | None = None) -> Path:
@@ -117,7 +143,7 @@ def load_thresholds(pyproject: Path) -> list[Threshold]:
 
 
 def parse_gate_config(table: Mapping[str, object]) -> GateConfig:
-    flat = {key: value for key, value in table.items() if not isinstance(value, dict)}
+    flat = {key: value for key, value in table.items() if not isinstance(value, dict) and key != _JUDGE_MIN_KAPPA}
     for key, value in table.items():
         if isinstance(value, dict) and key not in ("providers", "datasets", "compare"):
             raise GateConfigError(
@@ -131,7 +157,16 @@ def parse_gate_config(table: Mapping[str, object]) -> GateConfig:
         providers=_named_tables(table, "providers"),
         datasets=_named_tables(table, "datasets"),
         compare=parse_compare(compare_table),
+        judge_min_kappa=_judge_min_kappa(table.get(_JUDGE_MIN_KAPPA)),
     )
+
+
+def _judge_min_kappa(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not -1 <= value <= 1:
+        raise GateConfigError(f"[tool.harness.gate] {_JUDGE_MIN_KAPPA!r} must be a kappa within [-1, 1], got {value!r}")
+    return float(value)
 
 
 def _named_tables(table: Mapping[str, object], kind: str) -> dict[str, list[Threshold]]:
@@ -186,13 +221,15 @@ def parse_thresholds(table: Mapping[str, object]) -> list[Threshold]:
     thresholds: list[Threshold] = []
     for key, value in table.items():
         bound, _, metric = key.partition("_")
-        if bound not in ("min", "max") or metric not in HEADLINE_METRICS:
-            known = ", ".join(sorted(HEADLINE_METRICS))
+        known_metrics = HEADLINE_METRICS | JUDGE_METRICS
+        if bound not in ("min", "max") or metric not in known_metrics:
+            known = ", ".join(sorted(known_metrics))
             raise GateConfigError(f"[tool.harness.gate] {key!r} must be min_<metric> or max_<metric>, one of: {known}")
-        expected = _BOUND_OF_DIRECTION[HEADLINE_METRICS[metric].direction]
+        direction = known_metrics[metric].direction
+        expected = _BOUND_OF_DIRECTION[direction]
         if bound != expected:
             raise GateConfigError(
-                f"[tool.harness.gate] {key!r}: {metric} is better when {HEADLINE_METRICS[metric].direction}, "
+                f"[tool.harness.gate] {key!r}: {metric} is better when {direction}, "
                 f"so its threshold is {expected}_{metric}"
             )
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -201,15 +238,20 @@ def parse_thresholds(table: Mapping[str, object]) -> list[Threshold]:
     return thresholds
 
 
-def evaluate_gate(report: Report, thresholds: list[Threshold] | GateConfig) -> GateResult:
-    """Every threshold against every provider's run of the report (a provider's own table where it has one)."""
+def evaluate_gate(
+    report: Report, thresholds: list[Threshold] | GateConfig, calibration: Calibration | None = None
+) -> GateResult:
+    """Every threshold against every provider's run of the report (a provider's own table where it has one); a
+    judge metric's only when ``calibration`` vouches for the judge, if the config asks for a minimum kappa."""
     config = thresholds if isinstance(thresholds, GateConfig) else GateConfig(thresholds=thresholds)
     checks: list[GateCheck] = []
     for run in report.runs:
         values = headline(run.metrics)
+        values.update({name: estimate.value for name in JUDGE_METRICS if (estimate := run.estimates.get(name))})
         for threshold in config.for_run(run.provider, report.dataset.name):
             actual = values.get(threshold.metric)
-            if actual is None:
+            not_counted = _not_counted(threshold.metric, config.judge_min_kappa, calibration, report)
+            if actual is None or not_counted is not None:
                 passed = False
             elif threshold.bound == "min":
                 passed = actual >= threshold.value
@@ -223,9 +265,38 @@ def evaluate_gate(report: Report, thresholds: list[Threshold] | GateConfig) -> G
                     threshold=threshold.value,
                     actual=actual,
                     passed=passed,
+                    not_counted=not_counted,
                 )
             )
     return GateResult(checks=checks)
+
+
+def _not_counted(metric: str, minimum: float | None, calibration: Calibration | None, report: Report) -> str | None:
+    """Why a judge metric's threshold cannot be trusted on ``report``; ``None`` when it counts."""
+    if metric not in JUDGE_METRICS or minimum is None:
+        return None
+    if calibration is None:
+        return f"judge not calibrated (no calibration given; judge_min_kappa is {minimum:g})"
+    if calibration.metric != metric:
+        return f"judge not calibrated (the calibration is of {calibration.metric}, not {metric})"
+    if calibration.judge != report.judge:
+        return (
+            f"judge not calibrated (the calibration measured {_judge_name(calibration)}, "
+            f"this report was judged by {_judge_name(report)})"
+        )
+    lower = calibration.kappa.ci95[0] if calibration.kappa.ci95 is not None else None
+    if lower is None:
+        return "judge not calibrated (kappa is undefined on the calibration's labels)"
+    if lower < minimum:
+        return f"judge not calibrated (kappa lower bound {lower:.3f} < {minimum:g})"
+    return None
+
+
+def _judge_name(source: Calibration | Report) -> str:
+    judge = source.judge
+    if judge is None:
+        return "no recorded judge"
+    return f"{judge.provider}/{judge.model} prompt {judge.prompt_version} ({judge.prompt_sha256[:12]})"
 
 
 def _harness_table(pyproject: Path) -> dict[str, object]:

@@ -56,11 +56,27 @@ def print_summary(console: Console, report: Report, form: OutputFormat) -> None:
 
 
 def print_gate(console: Console, result: GateResult, form: OutputFormat) -> None:
-    failures = result.failures
-    if not failures:
-        console.print(f"[green]gate passed[/]: {len(result.checks)} thresholds hold")
-        return
-    title = f"gate failed: {len(failures)} of {len(result.checks)} thresholds fell short"
+    """What fell short, then every threshold that was not counted and why (an untrusted judge), in any form."""
+    failures, uncounted = result.failures, result.not_counted
+    counted = len(result.checks) - len(uncounted)
+    aside = f"; {len(uncounted)} not counted" if uncounted else ""
+    if result.passed:
+        console.print(f"[green]gate passed[/]: {counted} thresholds hold{aside}")
+    elif not failures:
+        _lines(console, [f"gate failed: no threshold counted ({len(uncounted)} not counted)"])
+    else:
+        title = f"gate failed: {len(failures)} of {counted} thresholds fell short{aside}"
+        _print_failures(console, title, failures, form)
+    _lines(
+        console,
+        [
+            f"{c.provider} {c.metric}: {_threshold(c)}, actual {_actual(c)}, not counted: {c.not_counted}"
+            for c in uncounted
+        ],
+    )
+
+
+def _print_failures(console: Console, title: str, failures: list[GateCheck], form: OutputFormat) -> None:
     if form == "text":
         _lines(console, [title])
         _lines(console, [f"{c.provider} {c.metric}: {_threshold(c)}, actual {_actual(c)}" for c in failures])
