@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 import pytest
 from litestar.testing import AsyncTestClient
 
-from agent.config import AgentConfig, StubConfig
-from api.app import create_app
 from api.request_checks.json_bodies import is_json_media_type
-from api.settings import Settings
-
-if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
-    from pathlib import Path
 
 QUESTION = "How do I reset my password?"
 
@@ -38,17 +30,6 @@ QUESTION = "How do I reset my password?"
 )
 def test_json_media_types(content_type: str, accepted: bool) -> None:
     assert is_json_media_type(content_type) is accepted
-
-
-@pytest.fixture
-async def client(tmp_path: Path) -> AsyncIterator[AsyncTestClient]:
-    settings = Settings(
-        allowed_hosts=("testserver.local",),
-        rate_limit_per_minute=0,
-        agent=AgentConfig(data_dir=tmp_path / "data", stub=StubConfig(token_delay_ms=0)),
-    )
-    async with AsyncTestClient(create_app(settings)) as test_client:
-        yield test_client
 
 
 async def test_a_body_within_the_depth_limit_is_taken_and_brackets_in_text_are_text(client: AsyncTestClient) -> None:
