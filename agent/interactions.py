@@ -1,7 +1,7 @@
 """The interaction log: every finished turn, redacted. No system prompt, no keys, no card numbers.
 
 Beside the turns it keeps the people's feedback on them (``POST /runs/{run_id}/feedback``): one row a run, the
-latest replacing any before it, its note redacted (and sealed with a key) as a message is. Feedback goes with its
+latest replacing any before it, its comment redacted (and sealed with a key) as a message is. Feedback goes with its
 run, its session and the retention purge exactly as the turns do (ADR 45).
 
 ``InteractionLog`` is what the executor sees; ``SqliteInteractionLog`` is the embedded store (the
@@ -35,12 +35,12 @@ __all__ = (
     "InteractionLog",
     "SqliteInteractionLog",
     "decision_of",
+    "open_comment",
     "open_message",
-    "open_note",
     "redacted_turn",
-    "sealed_note",
+    "sealed_comment",
     "sealed_turn",
-    "where_note",
+    "where_comment",
     "where_sealed",
 )
 
@@ -54,7 +54,7 @@ CREATE TABLE IF NOT EXISTS interactions (
 CREATE INDEX IF NOT EXISTS interactions_by_session ON interactions (session_id);
 CREATE INDEX IF NOT EXISTS interactions_by_age ON interactions (at);
 CREATE TABLE IF NOT EXISTS feedback (
-    run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, at TEXT NOT NULL, score TEXT NOT NULL, note BLOB
+    run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, at TEXT NOT NULL, score INTEGER NOT NULL, comment BLOB
 );
 CREATE INDEX IF NOT EXISTS feedback_by_session ON feedback (session_id);
 CREATE INDEX IF NOT EXISTS feedback_by_age ON feedback (at);
@@ -71,11 +71,11 @@ class InteractionLog(Protocol):
         ...
 
     async def record_feedback(self, feedback: RunFeedback) -> None:
-        """Keep ``feedback`` (its note redacted), replacing the run's feedback before it."""
+        """Keep ``feedback`` (its comment redacted), replacing the run's feedback before it."""
         ...
 
     async def feedback(self) -> list[RunFeedback]:
-        """The feedback kept, oldest first, notes opened."""
+        """The feedback kept, oldest first, comments opened."""
         ...
 
     async def decisions(self) -> list[tuple[str, Literal["approve", "reject"]]]:
@@ -131,23 +131,23 @@ def decision_of(sealer: Sealer | None, run_id: str, status: str, stored: bytes) 
     return "approve" if any(entry.node == "execute_action" for entry in response.trace) else None
 
 
-def where_note(run_id: str) -> bytes:
-    """The associated data of a sealed feedback note: the column and the run."""
-    return place("feedback.note", run_id)
+def where_comment(run_id: str) -> bytes:
+    """The associated data of a sealed feedback comment: the column and the run."""
+    return place("feedback.comment", run_id)
 
 
-def sealed_note(sealer: Sealer | None, run_id: str, note: str | None) -> bytes | None:
-    """A feedback note as it may be stored: redacted, then sealed to its run when there is a key."""
-    if note is None:
+def sealed_comment(sealer: Sealer | None, run_id: str, comment: str | None) -> bytes | None:
+    """A feedback comment as it may be stored: redacted, then sealed to its run when there is a key."""
+    if comment is None:
         return None
-    stored = redact(note).encode()
-    return stored if sealer is None else sealer.seal(stored, where_note(run_id))
+    stored = redact(comment).encode()
+    return stored if sealer is None else sealer.seal(stored, where_comment(run_id))
 
 
-def open_note(sealer: Sealer | None, run_id: str, stored: bytes | None) -> str | None:
+def open_comment(sealer: Sealer | None, run_id: str, stored: bytes | None) -> str | None:
     if stored is None:
         return None
-    return (stored if sealer is None else sealer.unseal(bytes(stored), where_note(run_id))).decode()
+    return (stored if sealer is None else sealer.unseal(bytes(stored), where_comment(run_id))).decode()
 
 
 def open_message(sealer: Sealer | None, run_id: str, stored: str | bytes) -> str:
@@ -184,11 +184,11 @@ class SqliteInteractionLog:
         return await asyncio.to_thread(self._messages)
 
     async def record_feedback(self, feedback: RunFeedback) -> None:
-        note = sealed_note(self._sealer, feedback.run_id, feedback.note)
+        comment = sealed_comment(self._sealer, feedback.run_id, feedback.comment)
         await asyncio.to_thread(
             self._execute,
             "INSERT OR REPLACE INTO feedback VALUES (?, ?, ?, ?, ?)",
-            (feedback.run_id, feedback.session_id, feedback.at, feedback.score, note),
+            (feedback.run_id, feedback.session_id, feedback.at, feedback.score, comment),
         )
 
     async def feedback(self) -> list[RunFeedback]:
@@ -269,13 +269,17 @@ class SqliteInteractionLog:
     def _feedback(self) -> list[RunFeedback]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT run_id, session_id, at, score, note FROM feedback ORDER BY at, rowid"
+                "SELECT run_id, session_id, at, score, comment FROM feedback ORDER BY at, rowid"
             ).fetchall()
         return [
             RunFeedback(
-                run_id=run_id, session_id=session_id, at=at, score=score, note=open_note(self._sealer, run_id, note)
+                run_id=run_id,
+                session_id=session_id,
+                at=at,
+                score=score,
+                comment=open_comment(self._sealer, run_id, comment),
             )
-            for run_id, session_id, at, score, note in rows
+            for run_id, session_id, at, score, comment in rows
         ]
 
     def _messages(self) -> list[tuple[str, str]]:

@@ -46,7 +46,7 @@ from contracts.events import (
     TurnCompleted,
     TurnCompletedEvent,
 )
-from contracts.feedback import FEEDBACK_NOTE_MAX, FeedbackRequest, FeedbackScore, RunFeedback
+from contracts.feedback import FEEDBACK_COMMENT_MAX, FeedbackRequest, FeedbackScore, RunFeedback
 from contracts.graph_events import GRAPH_STREAM_MODES, GraphPart, GraphStreamMode, InterruptInfo, RunCompleted
 from contracts.health import Health
 from contracts.ids import CLIENT_ID_PATTERN, ID_PATTERN, ClientId, RunId, SessionId
@@ -70,7 +70,7 @@ __all__ = (
     "CLIENT_ID_PATTERN",
     "ENVELOPE_OF",
     "ENVELOPE_VERSION",
-    "FEEDBACK_NOTE_MAX",
+    "FEEDBACK_COMMENT_MAX",
     "GRAPH_STREAM_MODES",
     "ID_PATTERN",
     "INTERRUPT_ID_PATTERN",

@@ -1,4 +1,4 @@
-"""``POST /runs/{run_id}/feedback``: a person's thumbs up or down on a finished run, with an optional note.
+"""``POST /runs/{run_id}/feedback``: a person's thumbs up or down on a finished run, with an optional comment.
 
 Feedback is a label: ``harness eval calibrate`` measures each judge's agreement with it (docs/evaluation.md).
 """
@@ -11,21 +11,21 @@ import msgspec
 
 from contracts.ids import RunId, SessionId
 
-__all__ = ("FEEDBACK_NOTE_MAX", "FeedbackRequest", "FeedbackScore", "RunFeedback")
+__all__ = ("FEEDBACK_COMMENT_MAX", "FeedbackRequest", "FeedbackScore", "RunFeedback")
 
-FEEDBACK_NOTE_MAX = 2000
-"""The longest note, in characters."""
+FEEDBACK_COMMENT_MAX = 2000
+"""The longest comment, in characters."""
 
 FeedbackScore = Annotated[
-    Literal["up", "down"], msgspec.Meta(description="`up`: the answer was good; `down`: it was not.")
+    Literal[0, 1], msgspec.Meta(description="`1`: the answer was good (thumbs up); `0`: it was not (thumbs down).")
 ]
-Note = Annotated[
+Comment = Annotated[
     str,
     msgspec.Meta(
-        max_length=FEEDBACK_NOTE_MAX,
+        max_length=FEEDBACK_COMMENT_MAX,
         description=(
-            f"Why, in the person's words: at most {FEEDBACK_NOTE_MAX} characters. Stored redacted as a message is "
-            "(card numbers, keys and personal numbers removed); a note of only whitespace is no note."
+            f"Why, in the person's words: at most {FEEDBACK_COMMENT_MAX} characters. Stored redacted as a message is "
+            "(card numbers, keys and personal numbers removed); a comment of only whitespace is no comment."
         ),
     ),
 ]
@@ -35,11 +35,11 @@ class FeedbackRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """A thumbs up or down on a finished run of the caller's."""
 
     score: FeedbackScore
-    note: Note | None = None
+    comment: Comment | None = None
 
     def __post_init__(self) -> None:
-        if self.note is not None:
-            self.note = self.note.strip() or None
+        if self.comment is not None:
+            self.comment = self.comment.strip() or None
 
 
 class RunFeedback(msgspec.Struct, kw_only=True):
@@ -48,5 +48,5 @@ class RunFeedback(msgspec.Struct, kw_only=True):
     run_id: RunId
     session_id: SessionId
     score: FeedbackScore
-    note: Annotated[str | None, msgspec.Meta(description="The note as stored: redacted; `null` when none.")]
+    comment: Annotated[str | None, msgspec.Meta(description="The comment as stored: redacted; `null` when none.")]
     at: Annotated[str, msgspec.Meta(description="When it was given (RFC 3339, UTC).")]

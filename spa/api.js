@@ -28,7 +28,7 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis) } = {}) {
     resume: (body, signal) => call('POST', '/chat/resume', body, signal),
     /** `POST /runs/{id}/cancel`: 202 and the run's snapshot. */
     cancel: (runId) => call('POST', `/runs/${encodeURIComponent(runId)}/cancel`),
-    /** `POST /runs/{id}/feedback` with `{score, note?}`: 201 and the feedback kept (the latest replaces the first). */
+    /** `POST /runs/{id}/feedback` with `{score: 1 | 0, comment?}`: 201 and the feedback kept (the latest replaces the first). */
     feedback: (runId, body) => call('POST', `/runs/${encodeURIComponent(runId)}/feedback`, body),
     /** `GET /runs/{id}`: the RunSnapshot. */
     run: (runId) => call('GET', `/runs/${encodeURIComponent(runId)}`),

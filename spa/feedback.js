@@ -9,6 +9,8 @@ import { h, setText } from './render.js';
 /** The longest note the service takes, in characters (contracts/feedback.py). */
 export const FEEDBACK_NOTE_MAX = 2000;
 export const SCORES = Object.freeze(['up', 'down']);
+/** Each score as the service takes and answers it (`score`: 1 for good, 0 for not). */
+const WIRE = Object.freeze({ up: 1, down: 0 });
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 const WORDS = { up: 'helpful', down: 'not helpful' };
 
@@ -26,11 +28,12 @@ export function newFeedback(runId) {
   return { runId, score: null, note: null, at: null, sending: null, problem: '' };
 }
 
-/** The request body: the score, and the note when it says something (the service trims it too). */
+/** The request body: the score (1 or 0), and the note as its `comment` when it says something (the service trims
+ * it too). */
 export function feedbackRequest(score, note = '') {
   if (!SCORES.includes(score)) throw new TypeError(`feedback is "up" or "down", not ${JSON.stringify(score)}`);
   const said = typeof note === 'string' ? note.trim() : '';
-  return said ? { score, note: said.slice(0, FEEDBACK_NOTE_MAX) } : { score };
+  return said ? { score: WIRE[score], comment: said.slice(0, FEEDBACK_NOTE_MAX) } : { score: WIRE[score] };
 }
 
 /** Send `score` and `note` for `runId` through the api wrapper; answers `{ok, status, body}`. */
@@ -47,10 +50,11 @@ export function feedbackSending(state, score) {
  * anything else leaves what was kept as it was and says why, in the problem's words.
  */
 export function feedbackSettled(state, { ok, status, body }) {
-  if (ok && SCORES.includes(body?.score)) {
-    const note = typeof body.note === 'string' && body.note !== '' ? body.note : null;
+  const score = SCORES.find((name) => WIRE[name] === body?.score);
+  if (ok && score !== undefined) {
+    const note = typeof body.comment === 'string' && body.comment !== '' ? body.comment : null;
     const at = typeof body.at === 'string' ? body.at : null;
-    return { ...state, score: body.score, note, at, sending: null, problem: '' };
+    return { ...state, score, note, at, sending: null, problem: '' };
   }
   const detail = explainProblem(status, body)?.detail || (status === 0 ? '' : `HTTP ${status}`);
   const why = detail || 'the service did not say why.';

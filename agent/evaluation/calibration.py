@@ -179,8 +179,7 @@ def calibrate(
 async def read_labels(interactions: InteractionLog) -> list[Label]:
     """Every label the store keeps: feedback, then approval decisions."""
     feedback = [
-        Label(run_id=given.run_id, source="feedback", good=given.score == "up")
-        for given in await interactions.feedback()
+        Label(run_id=given.run_id, source="feedback", good=given.score == 1) for given in await interactions.feedback()
     ]
     decided = [
         Label(run_id=run_id, source="approval", good=decision == "approve")

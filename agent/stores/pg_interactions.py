@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from agent.interactions import decision_of, open_message, open_note, sealed_note, sealed_turn
+from agent.interactions import decision_of, open_comment, open_message, sealed_comment, sealed_turn
 from contracts import RunFeedback
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ class PostgresInteractionLog:
     message as bytes (UTF-8 text, or sealed with a key)."""
     FEEDBACK_MIGRATIONS: ClassVar[list[str]] = [
         """CREATE TABLE feedback (
-            run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, at TEXT NOT NULL, score TEXT NOT NULL, note BYTEA
+            run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL, at TEXT NOT NULL, score SMALLINT NOT NULL, comment BYTEA
         )""",
         "CREATE INDEX feedback_by_session ON feedback (session_id)",
         "CREATE INDEX feedback_by_age ON feedback (at)",
@@ -73,18 +73,21 @@ class PostgresInteractionLog:
         return stored
 
     async def record_feedback(self, feedback: RunFeedback) -> None:
-        note = sealed_note(self._sealer, feedback.run_id, feedback.note)
+        comment = sealed_comment(self._sealer, feedback.run_id, feedback.comment)
         async with self._pool.connection() as connection:
             await connection.execute(
                 "INSERT INTO feedback VALUES (%s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
-                "session_id = EXCLUDED.session_id, at = EXCLUDED.at, score = EXCLUDED.score, note = EXCLUDED.note",
-                (feedback.run_id, feedback.session_id, feedback.at, feedback.score, note),
+                "session_id = EXCLUDED.session_id, at = EXCLUDED.at, score = EXCLUDED.score, "
+                "comment = EXCLUDED.comment",
+                (feedback.run_id, feedback.session_id, feedback.at, feedback.score, comment),
             )
 
     async def feedback(self) -> list[RunFeedback]:
         async with self._pool.connection() as connection:
             rows = await (
-                await connection.execute("SELECT run_id, session_id, at, score, note FROM feedback ORDER BY at, run_id")
+                await connection.execute(
+                    "SELECT run_id, session_id, at, score, comment FROM feedback ORDER BY at, run_id"
+                )
             ).fetchall()
         return [
             RunFeedback(
@@ -92,7 +95,7 @@ class PostgresInteractionLog:
                 session_id=row["session_id"],
                 at=row["at"],
                 score=row["score"],
-                note=open_note(self._sealer, row["run_id"], row["note"]),
+                comment=open_comment(self._sealer, row["run_id"], row["comment"]),
             )
             for row in rows
         ]

@@ -17,7 +17,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.interactions import SEALED_COLUMNS, where_note, where_sealed
+from agent.interactions import SEALED_COLUMNS, where_comment, where_sealed
 from agent.stores.key_check import sealed_record
 from agent.stores.scrubbing import scrub
 from agent.stores.sealed_serde import reseal_checkpoint_value
@@ -82,7 +82,7 @@ _CHECKPOINT_ROWS = "type IS NOT NULL AND type <> 'empty'"
 _INTERACTIONS = [
     SealedColumn("interactions", "interactions", column, ("run_id",), lambda run_id, c=column: where_sealed(c, run_id))
     for column in SEALED_COLUMNS
-] + [SealedColumn("interactions", "feedback", "note", ("run_id",), where_note, "note IS NOT NULL")]
+] + [SealedColumn("interactions", "feedback", "comment", ("run_id",), where_comment, "comment IS NOT NULL")]
 SQLITE_FILES = {
     "checkpoints.sqlite": [
         SealedColumn(

@@ -1,4 +1,4 @@
-"""``POST /runs/{run_id}/feedback``: a thumbs up or down, with an optional note, on a finished run of the caller's."""
+"""``POST /runs/{run_id}/feedback``: thumbs up or down, with an optional comment, on a finished run of the caller's."""
 
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ __all__ = ("post_feedback",)
     operation_id="postRunFeedback",
     tags=["runs"],
     status_code=201,
-    summary="Rate a finished run: thumbs up or down, with an optional note",
+    summary="Rate a finished run: thumbs up or down, with an optional comment",
     description=(
         "Keeps the caller's verdict on a run of theirs that has finished (`completed`, `failed` or `cancelled`; "
-        "else 409 `run_not_finished`): one a run, a second replacing the first. The note is stored redacted as a "
+        "else 409 `run_not_finished`): one a run, a second replacing the first. The comment is stored redacted as a "
         "message is (card numbers, keys and personal numbers removed) and goes with the run: erasing its session "
         "(`DELETE /sessions/{session_id}`) or the retention purge removes it. A run of someone else's, an approver's "
         "included, does not exist here (404). Feedback is a label: `harness eval calibrate` measures the judges' "

@@ -36,7 +36,7 @@ async def give_feedback(runs: RunRegistry, run_id: str, principal: Principal, re
         run_id=run_id,
         session_id=snapshot.session_id,
         score=request.score,
-        note=None if request.note is None else redact(request.note),
+        comment=None if request.comment is None else redact(request.comment),
         at=format_timestamp(runs.clock.now_ns()),
     )
     interactions = runs.agent.stores.interactions

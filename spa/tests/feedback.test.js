@@ -19,8 +19,8 @@ const RUN = 'r_0123456789abcdef';
 const KEPT = {
   run_id: RUN,
   session_id: 's_1',
-  score: 'down',
-  note: 'wrong <b>plan</b> [REDACTED]',
+  score: 0,
+  comment: 'wrong <b>plan</b> [REDACTED]',
   at: '2026-12-07T10:00:00Z',
 };
 
@@ -71,10 +71,10 @@ describe('which runs may be rated', () => {
 
 describe('the request', () => {
   test('the score, and the note only when it says something, trimmed and at most the longest kept', () => {
-    assert.deepEqual(feedbackRequest('down', '  too vague \n'), { score: 'down', note: 'too vague' });
-    assert.deepEqual(feedbackRequest('up', '   '), { score: 'up' });
-    assert.deepEqual(feedbackRequest('up'), { score: 'up' });
-    assert.equal(feedbackRequest('up', 'x'.repeat(FEEDBACK_NOTE_MAX + 5)).note.length, FEEDBACK_NOTE_MAX);
+    assert.deepEqual(feedbackRequest('down', '  too vague \n'), { score: 0, comment: 'too vague' });
+    assert.deepEqual(feedbackRequest('up', '   '), { score: 1 });
+    assert.deepEqual(feedbackRequest('up'), { score: 1 });
+    assert.equal(feedbackRequest('up', 'x'.repeat(FEEDBACK_NOTE_MAX + 5)).comment.length, FEEDBACK_NOTE_MAX);
     assert.throws(() => feedbackRequest('meh'), TypeError);
   });
 
@@ -84,7 +84,7 @@ describe('the request', () => {
 
     const answer = await sendFeedback(api, RUN, 'down', ' wrong ');
 
-    assert.deepEqual(calls, [[RUN, { score: 'down', note: 'wrong' }]]);
+    assert.deepEqual(calls, [[RUN, { score: 0, comment: 'wrong' }]]);
     assert.equal(answer.status, 201);
   });
 });
@@ -97,14 +97,14 @@ describe('the state', () => {
     const replaced = feedbackSettled(feedbackSending(kept, 'up'), {
       ok: true,
       status: 201,
-      body: { ...KEPT, score: 'up', note: null },
+      body: { ...KEPT, score: 1, comment: null },
     });
 
     assert.equal(sending.sending, 'down');
     assert.equal(sending.score, null);
     assert.deepEqual(
       { score: kept.score, note: kept.note, at: kept.at, sending: kept.sending, problem: kept.problem },
-      { score: 'down', note: KEPT.note, at: KEPT.at, sending: null, problem: '' },
+      { score: 'down', note: KEPT.comment, at: KEPT.at, sending: null, problem: '' },
     );
     assert.deepEqual([replaced.score, replaced.note], ['up', null]);
   });
@@ -131,8 +131,8 @@ describe('the state', () => {
   test('the words say the score and the note as kept', () => {
     assert.equal(feedbackWords(newFeedback(RUN)), '');
     const kept = feedbackSettled(newFeedback(RUN), { ok: true, status: 201, body: KEPT });
-    assert.equal(feedbackWords(kept), `You rated this answer not helpful. Your note, as kept: “${KEPT.note}”`);
-    const up = feedbackSettled(kept, { ok: true, status: 201, body: { ...KEPT, score: 'up', note: null } });
+    assert.equal(feedbackWords(kept), `You rated this answer not helpful. Your note, as kept: “${KEPT.comment}”`);
+    const up = feedbackSettled(kept, { ok: true, status: 201, body: { ...KEPT, score: 1, comment: null } });
     assert.equal(feedbackWords(up), 'You rated this answer helpful.');
   });
 });
@@ -187,7 +187,7 @@ describe('the controls', () => {
     assert.equal(error.textContent, 'Your feedback was not kept: Not finished.');
     assert.equal(controls.element.getAttribute('data-state'), 'failed');
 
-    const kept = { ok: true, status: 201, body: { ...KEPT, score: 'up' } };
+    const kept = { ok: true, status: 201, body: { ...KEPT, score: 1 } };
     renderFeedback(controls, feedbackSettled(feedbackSending(failed, 'up'), kept));
     assert.equal(error.textContent, '');
     assert.equal(controls.up.getAttribute('aria-pressed'), 'true');

@@ -1,4 +1,4 @@
-"""``POST /runs/{run_id}/feedback``: a thumbs up or down on a finished run of the caller's, its note redacted, one
+"""``POST /runs/{run_id}/feedback``: a thumbs up or down on a finished run of the caller's, its comment redacted, one
 a run; it goes with the session's erasure and with the retention purge. On both store kinds."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from litestar.testing import AsyncTestClient
 from api.app import create_app
 from api.auth import AuthConfig
 from api.runs.retention import cutoff
-from contracts import FEEDBACK_NOTE_MAX, RunFeedback
+from contracts import FEEDBACK_COMMENT_MAX, RunFeedback
 from tests.support.store_bytes import stored_bytes
 
 if TYPE_CHECKING:
@@ -61,30 +61,30 @@ async def test_feedback_on_a_finished_run_is_kept_redacted_and_the_latest_replac
     answered = await chat(client, QUESTION)
     run_id = answered["run_id"]
 
-    first = await client.post(f"/runs/{run_id}/feedback", json={"score": "down", "note": f"  card {CARD} {MARKER} "})
-    second = await client.post(f"/runs/{run_id}/feedback", json={"score": "up"})
+    first = await client.post(f"/runs/{run_id}/feedback", json={"score": 0, "comment": f"  card {CARD} {MARKER} "})
+    second = await client.post(f"/runs/{run_id}/feedback", json={"score": 1})
 
     assert first.status_code == 201, first.text
     body = first.json()
-    assert (body["run_id"], body["session_id"], body["score"]) == (run_id, answered["session_id"], "down")
-    assert MARKER in body["note"]
-    assert "1111" not in body["note"], "the card number is redacted"
+    assert (body["run_id"], body["session_id"], body["score"]) == (run_id, answered["session_id"], 0)
+    assert MARKER in body["comment"]
+    assert "1111" not in body["comment"], "the card number is redacted"
     assert second.status_code == 201, second.text
-    assert (second.json()["score"], second.json()["note"]) == ("up", None)
-    assert [(f.run_id, f.score, f.note) for f in await kept(client)] == [(run_id, "up", None)]
+    assert (second.json()["score"], second.json()["comment"]) == (1, None)
+    assert [(f.run_id, f.score, f.comment) for f in await kept(client)] == [(run_id, 1, None)]
 
 
 async def test_feedback_is_refused_for_a_run_not_finished_unknown_or_malformed(client: AsyncTestClient) -> None:
     paused = await chat(client, REFUND)
     answered = await chat(client, QUESTION)
 
-    waiting = await client.post(f"/runs/{paused['run_id']}/feedback", json={"score": "up"})
-    unknown = await client.post("/runs/r_nobody/feedback", json={"score": "up"})
-    bad_score = await client.post(f"/runs/{answered['run_id']}/feedback", json={"score": "meh"})
+    waiting = await client.post(f"/runs/{paused['run_id']}/feedback", json={"score": 1})
+    unknown = await client.post("/runs/r_nobody/feedback", json={"score": 1})
+    bad_score = await client.post(f"/runs/{answered['run_id']}/feedback", json={"score": 2})
     long_note = await client.post(
-        f"/runs/{answered['run_id']}/feedback", json={"score": "up", "note": "x" * (FEEDBACK_NOTE_MAX + 1)}
+        f"/runs/{answered['run_id']}/feedback", json={"score": 1, "comment": "x" * (FEEDBACK_COMMENT_MAX + 1)}
     )
-    unknown_field = await client.post(f"/runs/{answered['run_id']}/feedback", json={"score": "up", "stars": 5})
+    unknown_field = await client.post(f"/runs/{answered['run_id']}/feedback", json={"score": 1, "stars": 5})
 
     assert (waiting.status_code, waiting.json()["code"]) == (409, "run_not_finished")
     assert (unknown.status_code, unknown.json()["code"]) == (404, "run_not_found")
@@ -99,13 +99,13 @@ async def test_feedback_goes_with_the_erased_session(
     answered = await chat(client, QUESTION)
     other = await chat(client, QUESTION)
     for run in (answered, other):
-        given = await client.post(f"/runs/{run['run_id']}/feedback", json={"score": "up", "note": MARKER})
+        given = await client.post(f"/runs/{run['run_id']}/feedback", json={"score": 1, "comment": MARKER})
         assert given.status_code == 201, given.text
 
     assert (await client.delete(f"/sessions/{answered['session_id']}")).status_code == 204
 
     assert [f.run_id for f in await kept(client)] == [other["run_id"]]
-    gone = await client.post(f"/runs/{answered['run_id']}/feedback", json={"score": "up"})
+    gone = await client.post(f"/runs/{answered['run_id']}/feedback", json={"score": 1})
     assert gone.status_code == 404
     for where, data in stored_bytes(settings.agent.data_dir, stores).items():
         assert answered["session_id"].encode() not in data, where
@@ -114,7 +114,7 @@ async def test_feedback_goes_with_the_erased_session(
 async def test_feedback_goes_with_its_run_in_the_retention_purge(settings: Settings) -> None:
     async with AsyncTestClient(create_app(settings)) as client:
         answered = await chat(client, QUESTION)
-        given = await client.post(f"/runs/{answered['run_id']}/feedback", json={"score": "down"})
+        given = await client.post(f"/runs/{answered['run_id']}/feedback", json={"score": 0})
         assert given.status_code == 201, given.text
         runs = registry(client)
         before = cutoff(runs.clock.now_ns() + 10**9, 0)
@@ -148,11 +148,11 @@ async def test_only_the_runs_owner_gives_feedback(identity_client: AsyncTestClie
     answered = await chat(client, QUESTION, **ALICE)
     path = f"/runs/{answered['run_id']}/feedback"
 
-    by_bob = await client.post(path, json={"score": "down"}, headers=BOB)
-    anonymous = await client.post(path, json={"score": "down"})
-    by_alice = await client.post(path, json={"score": "up"}, headers=ALICE)
+    by_bob = await client.post(path, json={"score": 0}, headers=BOB)
+    anonymous = await client.post(path, json={"score": 0})
+    by_alice = await client.post(path, json={"score": 1}, headers=ALICE)
 
     assert (by_bob.status_code, by_bob.json()["code"]) == (404, "run_not_found")
     assert anonymous.status_code == 401
     assert by_alice.status_code == 201, by_alice.text
-    assert [(f.run_id, f.score) for f in await kept(client)] == [(answered["run_id"], "up")]
+    assert [(f.run_id, f.score) for f in await kept(client)] == [(answered["run_id"], 1)]

@@ -41,10 +41,10 @@ WATCH_FEEDBACK = """() => {
 
 
 def kept(server: Server, run_id: str) -> list[tuple[str, str | None]]:
-    """The feedback the service keeps for ``run_id``: ``(score, note)`` rows, read from its store."""
+    """The feedback the service keeps for ``run_id``: ``(score, comment)`` rows (1 up, 0 down), read from its store."""
     path = server.data_dir / "interactions.sqlite"
     with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
-        rows = db.execute("SELECT score, note FROM feedback WHERE run_id = ?", (run_id,)).fetchall()
+        rows = db.execute("SELECT score, comment FROM feedback WHERE run_id = ?", (run_id,)).fetchall()
     return [(score, None if note is None else bytes(note).decode()) for score, note in rows]
 
 
@@ -95,7 +95,7 @@ def test_thumbs_down_with_a_note_by_keyboard_is_kept_and_a_second_press_replaces
     assert pressed(page) == {"up": "false", "down": "true"}
     assert page.evaluate("() => document.activeElement.dataset.feedback") == "down", "the focus stays on the button"
     [(score, note)] = kept(live_server, run_id)
-    assert score == "down"
+    assert score == 0
     assert note is not None
     assert "Too vague <b>really</b>" in note
     assert "1111" not in note, "the card number is redacted before it is kept"
@@ -111,7 +111,7 @@ def test_thumbs_down_with_a_note_by_keyboard_is_kept_and_a_second_press_replaces
     wait_kept(page, "up")
     assert answers == [201, 201]
     assert pressed(page) == {"up": "true", "down": "false"}
-    assert kept(live_server, run_id) == [("up", None)], "the second replaces the first"
+    assert kept(live_server, run_id) == [(1, None)], "the second replaces the first"
     assert page.text_content("[data-role=feedback-said]") == "You rated this answer helpful."
 
 
@@ -149,7 +149,7 @@ def test_a_paused_run_is_rated_only_once_it_finishes_and_a_refusal_shows_its_det
     page.click(f"{FEEDBACK} [data-feedback=down]")
     wait_kept(page, "down")
     assert page.text_content("[data-role=feedback-error]") == ""
-    assert kept(live_server, run_id) == [("down", None)]
+    assert kept(live_server, run_id) == [(0, None)]
 
 
 def test_a_registered_graphs_finished_run_is_rated_the_same_way(page: Page, graphs_server: Server) -> None:
@@ -165,7 +165,7 @@ def test_a_registered_graphs_finished_run_is_rated_the_same_way(page: Page, grap
     page.click(f"{FEEDBACK} [data-feedback=up]")
 
     wait_kept(page, "up")
-    assert kept(graphs_server, run_id) == [("up", "A clear report.")]
+    assert kept(graphs_server, run_id) == [(1, "A clear report.")]
     assert page.text_content("[data-role=feedback-said]") == (
         "You rated this answer helpful. Your note, as kept: “A clear report.”"
     )

@@ -99,7 +99,7 @@ async def test_the_labels_are_feedback_and_approval_decisions(tmp_path: Path) ->
         await log.record("i_1", "refund", response("r_approved", "completed", "human_approval", "execute_action"), at)
         await log.record("i_2", "refund", response("r_rejected", "rejected", "human_approval"), at)
         await log.record("i_3", "question", response("r_plain", "completed", "generate_answer"), at)
-        await log.record_feedback(RunFeedback(run_id="r_plain", session_id="s_1", score="down", note=None, at=at))
+        await log.record_feedback(RunFeedback(run_id="r_plain", session_id="s_1", score=0, comment=None, at=at))
         labels = await read_labels(log)
     finally:
         log.close()
@@ -142,9 +142,9 @@ async def give_feedback(data: Path, labels: list[bool]) -> None:
     log = SqliteInteractionLog(data / "interactions.sqlite")
     try:
         for i, good in enumerate(labels):
-            score: Literal["up", "down"] = "up" if good else "down"
+            score: Literal[0, 1] = 1 if good else 0
             at = f"2026-12-07T00:00:{i:02d}.000000Z"
-            await log.record_feedback(RunFeedback(run_id=f"r_{i}", session_id="s_1", score=score, note=None, at=at))
+            await log.record_feedback(RunFeedback(run_id=f"r_{i}", session_id="s_1", score=score, comment=None, at=at))
     finally:
         log.close()
 
