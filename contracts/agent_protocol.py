@@ -311,6 +311,15 @@ class RunCreate(msgspec.Struct, kw_only=True):
     metadata: RunOptions | None = None
     interrupt_before: NoInterruptsAt = None
     interrupt_after: NoInterruptsAt = None
+    webhook: Annotated[
+        str | None,
+        msgspec.Meta(
+            description=(
+                "A URL (http or https) the run is POSTed to, as `GET /threads/{thread_id}/runs/{run_id}` shows it, "
+                "when it ends; its host must be one of `HARNESS_WEBHOOK_ALLOWED_HOSTS` (else 422)."
+            )
+        ),
+    ] = None
 
 
 _INK = f"[^{WHITESPACE}]"

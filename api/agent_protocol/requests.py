@@ -92,6 +92,7 @@ def read_run_request(request: RunCreate, graphs: GraphRegistry, *, detached: boo
         config=dict(config or {}),
         context=request.context,
         multitask_strategy=request.multitask_strategy,
+        webhook=request.webhook,
     )
     return RequestedRun(registered, options, [str(mode) for mode in modes], request.input, resume)
 

@@ -98,6 +98,9 @@ class GraphRun(msgspec.Struct, kw_only=True):
     """Its final state, once completed."""
     input: Any = None
     """The input of a run that is ``pending`` (queued behind its thread's run), kept until it starts."""
+    webhook: str | None = None
+    """The URL the run is POSTed to when it ends (``api.webhooks``), checked against the allowed hosts when the run
+    was asked for; a cron's runs carry the cron's."""
 
 
 class RunRecord(msgspec.Struct, kw_only=True):
