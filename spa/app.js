@@ -5,7 +5,8 @@
 // graph through a thread of the Agent Protocol (`POST /threads/{id}/runs`), its run followed on
 // `GET /runs/{id}/events` like any other. A recorded event log (replay.js) is drawn as a turn whose envelopes
 // come from a file instead of a stream. A thread from the recent threads list (threads.js), whichever protocol
-// its runs came in by, becomes the conversation, its newest run followed on the same path.
+// its runs came in by, becomes the conversation, its newest run followed on the same path. The eval report viewer
+// (report-view.js) keeps to its own section.
 
 import { explainEndedSignIn, explainProblem } from './access.js';
 import { createApi, readJson } from './api.js';
@@ -25,6 +26,7 @@ import {
 import { decisionNote, decisionSettles, pendingApprovals, renderInbox, sendDecision, withoutApproval } from './inbox.js';
 import { h, setText, streamText } from './render.js';
 import { parseRecording, recordedQuestion, replayRecording } from './replay.js';
+import { mountReportViewer } from './report-view.js';
 import {
   applyEnvelopes,
   applyProblem,
@@ -1159,6 +1161,7 @@ els.dialog.addEventListener('click', (event) => {
   if (event.target === els.dialog) els.dialog.close(); // a click on the backdrop
 });
 
+mountReportViewer(doc, $('[data-region=reports]'));
 render();
 doc.documentElement.setAttribute('data-ready', 'true');
 resumeActiveRun();
