@@ -19,10 +19,15 @@ from agent.graphs import GraphRegistry
 from agent.knowledge import KnowledgeIndex
 from agent.stores import GraphStore
 from api.auth import ANONYMOUS, Principal
+from api.auth.authorization import authorize_route, narrowed_threads
+from api.auth.custom import load_custom_auth
 from api.auth.identity import Identity
+from api.auth.middleware import custom_authentication
+from api.crons import CronBook, CronScheduler, open_cron_store
 from api.exception_handlers import EXCEPTION_HANDLERS
 from api.graph_registry import open_graphs
 from api.metrics import Metrics, metrics_route
+from api.online_eval import online_evaluation
 from api.openapi import TAGS, ContractJsonPlugin
 from api.request_checks import body_checks, cors_response_headers, site_checks, takes_body
 from api.routes.a2a import a2a_agent_card, a2a_default_agent_card, a2a_rpc
@@ -31,7 +36,9 @@ from api.routes.ai_sdk import ai_sdk_chat, ai_sdk_graph_chat, ai_sdk_graph_recon
 from api.routes.allow import options_for
 from api.routes.approvals import list_approvals
 from api.routes.assistants import get_assistant, get_assistant_graph, get_assistant_schemas, search_assistants
+from api.routes.crons import count_crons, create_cron, create_thread_cron, delete_cron, search_crons, update_cron
 from api.routes.feedback import post_feedback
+from api.routes.run_case import get_run_case
 from api.routes.health import healthz
 from api.routes.knowledge import get_document
 from api.routes.mcp import mcp_delete, mcp_get, mcp_post
@@ -134,6 +141,12 @@ AGENT_PROTOCOL_ROUTES = (
     delete_store_item,
     search_store_items,
     list_store_namespaces,
+    create_cron,
+    create_thread_cron,
+    search_crons,
+    count_crons,
+    update_cron,
+    delete_cron,
 )
 """The LangGraph Agent Server API, served at the root so that langgraph-sdk works unchanged."""
 
@@ -157,6 +170,7 @@ def create_app(
         async with (
             open_agent(settings.agent, llm=llm, clock=clock, ids=ids, tracer_provider=tracer_provider) as agent,
             open_run_stores(settings.runs, agent.stores) as (log, cluster),
+            open_cron_store(agent.stores, settings.agent.data_dir) as cron_store,
             for_every_task(),  # the graph runs' traces: runs start in request tasks, outside the lifespan's context
         ):
             graphs = await open_graphs(settings, agent)
@@ -169,23 +183,48 @@ def create_app(
                 ids=ids,
                 graphs=graphs,
                 cluster=metrics.meter_cluster(cluster),
+                crons=cron_store,
             )
             metrics.watch(runs)
             await runs.open()
+            scheduler = CronScheduler(
+                cron_store,
+                runs,
+                runs.erasure,
+                clock=clock,
+                tick_s=settings.cron_tick_s,
+                lease_s=settings.run_lease_s,
+                counted=lambda outcome: metrics.instruments.cron_firings.labels(outcome=outcome).inc(),
+            )
+            scheduler.start()
+            app.state.crons = CronBook(cron_store, graphs, runs.threads, clock=clock, ids=ids)
             app.state.runs = runs
             app.state.erasure = runs.erasure
             app.state.knowledge = agent.deps.knowledge
             app.state.graph_store = agent.stores.graph_store
             try:
-                yield
+                async with online_evaluation(
+                    settings.online_eval,
+                    settings.agent,
+                    database=agent.stores.database,
+                    log=log,
+                    cluster=runs.cluster,
+                    clock=clock,
+                    observe=metrics.online_score,
+                ):
+                    yield
             finally:
+                await scheduler.stop()
                 await runs.close()
 
+    custom_auth = load_custom_auth(settings.graphs_config, identity_configured=settings.auth.enabled)
     identity = Identity(settings.auth) if settings.auth.enabled else None
     middleware: list[Any] = [metrics.middleware()]
     middleware += site_checks(hosts_allowed=settings.hosts_allowed, cors_origins=settings.cors_origins)
     if identity is not None:
         middleware.append(identity.middleware())
+    if custom_auth is not None:  # langgraph.json's auth.path, in place of the service's own identity (ADR 49)
+        middleware.append(custom_authentication(custom_auth))
     body_middleware: list[Any] = body_checks(read_timeout_s=settings.request_read_timeout_s)
     stores: dict[str, Any] = {}
     if settings.rate_limit_per_minute > 0:
@@ -223,6 +262,7 @@ def create_app(
         run_events,
         cancel_run,
         post_feedback,
+        get_run_case,
         delete_session,
         get_document,
         healthz,
@@ -248,6 +288,7 @@ def create_app(
             "erasure": Provide(_erasure, sync_to_thread=False),
             "knowledge": Provide(_knowledge, sync_to_thread=False),
             "graph_store": Provide(_graph_store, sync_to_thread=False),
+            "crons": Provide(_crons, sync_to_thread=False),
         },
         signature_namespace={
             "RunRegistry": RunRegistry,
@@ -259,8 +300,17 @@ def create_app(
             "SessionErasure": SessionErasure,
             "KnowledgeIndex": KnowledgeIndex,
             "GraphStore": GraphStore,
+            "CronBook": CronBook,
         },
-        state=State({"identity": settings.auth.enabled, "auth": identity, "metrics": metrics}),
+        state=State(
+            {
+                "identity": settings.auth.enabled or custom_auth is not None,
+                "auth": identity,
+                "custom_auth": custom_auth,
+                "metrics": metrics,
+            }
+        ),
+        guards=[authorize_route] if custom_auth is not None else None,
         stores=stores,
         lifespan=[lifespan] if identity is None else [lifespan, identity.watching],
         exception_handlers=EXCEPTION_HANDLERS,
@@ -288,8 +338,9 @@ def _graphs(runs: NamedDependency[RunRegistry]) -> GraphRegistry:
     return runs.graphs
 
 
-def _threads(runs: NamedDependency[RunRegistry]) -> ThreadBook:
-    return runs.threads
+def _threads(request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]) -> ThreadBook:
+    """The threads as the request may see them: all the caller's, or those langgraph.json's auth lets it see."""
+    return narrowed_threads(request.scope, runs.threads)
 
 
 def _streams(runs: NamedDependency[RunRegistry]) -> RunStreams:
@@ -314,6 +365,11 @@ def _graph_store(request: Request[Any, Any, Any]) -> GraphStore:
     """The long-term store (``/store/*``); each route scopes it to the caller."""
     store: GraphStore = request.app.state.graph_store
     return store
+
+
+def _crons(request: Request[Any, Any, Any]) -> CronBook:
+    crons: CronBook = request.app.state.crons
+    return crons
 
 
 def _principal(request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]) -> Principal:

@@ -11,6 +11,7 @@ import msgspec
 
 from agent import AgentConfig, ConfigError, read_float, read_optional_int, redact_url
 from api.auth.config import AuthConfig
+from api.online_eval.settings import OnlineEvalSettings
 from api.request_checks.allowed_hosts import default_allowed_hosts, parse_allowed_hosts
 from api.request_checks.cross_origin import parse_cors_origins
 from api.runs.settings import RunSettings
@@ -65,6 +66,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """How often the background purge looks for what retention ends (``HARNESS_PURGE_INTERVAL_S``)."""
     purge_batch: int = 200
     """Runs removed per step of a purge, so that the service goes on serving (``HARNESS_PURGE_BATCH``)."""
+    cron_tick_s: float = 1.0
+    """How often each instance looks for due cron firings (``HARNESS_CRON_TICK_S``): a firing starts at most this
+    late (ADR 47)."""
     graphs_config: Path | None = None
     """A ``langgraph.json`` whose graphs are served beside the support agent (``HARNESS_CONFIG``; ``harness serve
     --config``)."""
@@ -73,6 +77,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     may call the service (anyone with identity off, a valid identity token with it on; docs/adr/0024)."""
     auth: AuthConfig = msgspec.field(default_factory=AuthConfig)
     """Identity: off by default (one user, no login); see ``AuthConfig``."""
+    online_eval: OnlineEvalSettings = msgspec.field(default_factory=OnlineEvalSettings)
+    """Finished runs scored in the background (``HARNESS_ONLINE_EVAL_*``; off by default; docs/evaluation.md)."""
     agent: AgentConfig = msgspec.field(default_factory=AgentConfig)
 
     @property
@@ -152,9 +158,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             retention_days=None if retention_days < 0 else retention_days,
             purge_interval_s=purge_interval_s,
             purge_batch=purge_batch or 200,
+            cron_tick_s=_seconds_over_zero(env, "HARNESS_CRON_TICK_S", 1.0),
             graphs_config=_optional_path(env, "HARNESS_CONFIG"),
             metrics_token=(env.get("HARNESS_METRICS_TOKEN") or "").strip() or None,
             auth=AuthConfig.from_env(env),
+            online_eval=OnlineEvalSettings.from_env(env),
             agent=agent,
         )
 

@@ -6,7 +6,7 @@ with intervals, reports and a gate.
 
 from __future__ import annotations
 
-from agent.evaluation.capture import CapturedRun, CaptureError, RunSource
+from agent.evaluation.capture import CapturedRun, CaptureError, RunSource, capture_runs
 from agent.evaluation.cli import add_eval_parser, run_eval_command
 from agent.evaluation.compare import Comparison, compare
 from agent.evaluation.dataset import (
@@ -24,6 +24,8 @@ from agent.evaluation.graph_cases import GraphCase
 from agent.evaluation.graph_runner import run_graph_dataset
 from agent.evaluation.headline import HEADLINE_METRICS, headline
 from agent.evaluation.metrics import Metrics, compute_metrics
+from agent.evaluation.online import ONLINE_SCORERS, OnlineScore, OnlineScoring, sampled, score_run
+from agent.evaluation.online_store import OnlineScoreStore, open_online_scores
 from agent.evaluation.records import Check, GraphRecord
 from agent.evaluation.report import REPORT_SCHEMA_VERSION, Report, ReportError, build_report, load_report
 from agent.evaluation.results import CaseResult, EvalRun, TurnResult
@@ -38,6 +40,7 @@ __all__ = (
     "DEV_DATASET",
     "HEADLINE_METRICS",
     "HELDOUT_DATASET",
+    "ONLINE_SCORERS",
     "REPORT_SCHEMA_VERSION",
     "SEALED_DATASET",
     "CaptureError",
@@ -53,6 +56,9 @@ __all__ = (
     "GraphCase",
     "GraphRecord",
     "Metrics",
+    "OnlineScore",
+    "OnlineScoreStore",
+    "OnlineScoring",
     "Report",
     "ReportError",
     "ReportFiles",
@@ -61,6 +67,7 @@ __all__ = (
     "TurnResult",
     "add_eval_parser",
     "build_report",
+    "capture_runs",
     "compare",
     "compute_metrics",
     "evaluate_gate",
@@ -70,11 +77,14 @@ __all__ = (
     "load_graph_dataset",
     "load_report",
     "load_thresholds",
+    "open_online_scores",
     "register_scorer",
     "resolve_dataset",
     "run_case",
     "run_dataset",
     "run_eval_command",
     "run_graph_dataset",
+    "sampled",
+    "score_run",
     "write_reports",
 )

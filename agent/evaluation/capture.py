@@ -23,9 +23,8 @@ import msgspec
 
 from agent.errors import AgentError
 from agent.evaluation.graph_cases import GraphCase, check_case
-from agent.evaluation.trajectory import TrajectoryRecorder
+from agent.evaluation.trajectory import steps_of
 from agent.guardrails import redact
-from contracts import NodeCompleted, NodeStarted
 
 if TYPE_CHECKING:
     import argparse
@@ -191,21 +190,7 @@ def _expectation(run: CapturedRun) -> dict[str, Any]:
 
 def _trajectory(run: CapturedRun) -> list[NodeStep]:
     """The trajectory as the eval records it (a node paused and run again on resume counted once)."""
-    steps: list[NodeStep] = []
-    recorder = TrajectoryRecorder(steps)
-    resuming = False
-    for envelope in run.envelopes:
-        kind, data = envelope.get("type"), envelope.get("data") or {}
-        if kind == "graph_topology":
-            recorder.begin(resuming=resuming)
-        elif kind == "node_started":
-            recorder.started(msgspec.convert(data, NodeStarted))
-        elif kind == "node_completed":
-            recorder.completed(msgspec.convert(data, NodeCompleted))
-        elif kind == "paused":
-            recorder.paused()
-            resuming = True
-    return steps
+    return steps_of(run.envelopes)
 
 
 def _tool_calls(run: CapturedRun) -> list[dict[str, Any]]:

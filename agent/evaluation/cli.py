@@ -36,6 +36,7 @@ from agent.evaluation.execution import DEFAULT_CONCURRENCY, LOCAL_CONCURRENCY, E
 from agent.evaluation.gate import GateConfig, GateConfigError, evaluate_gate, find_pyproject, load_gate_config
 from agent.evaluation.judge import JudgeSettings, Judging, judging
 from agent.evaluation.model_calls import add_model_call_arguments, cache_directory, eval_model_calls, print_model_calls
+from agent.evaluation.online_command import add_online_parser, run_online_command
 from agent.evaluation.redteam_command import add_redteam_parser, run_redteam_command
 from agent.evaluation.report import ReportError, build_report, dataset_info, load_report
 from agent.evaluation.run_output import print_gate, print_summary
@@ -115,11 +116,12 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     add_format_argument(parser)
     add_model_call_arguments(parser)
-    eval_commands = parser.add_subparsers(dest="eval_command", metavar="{compare,capture,calibrate,redteam}")
+    eval_commands = parser.add_subparsers(dest="eval_command", metavar="{compare,capture,calibrate,redteam,online}")
     add_compare_parser(eval_commands)
     add_capture_parser(eval_commands)
     add_calibrate_parser(eval_commands)
     add_redteam_parser(eval_commands)
+    add_online_parser(eval_commands)
     return parser
 
 
@@ -133,6 +135,8 @@ def run_eval_command(args: argparse.Namespace) -> int:
         return run_calibrate_command(args)
     if getattr(args, "eval_command", None) == "redteam":
         return run_redteam_command(args)
+    if getattr(args, "eval_command", None) == "online":
+        return run_online_command(args)
     try:
         if args.compare or getattr(args, "eval_command", None) == "compare":
             base, cand = (load_report(path) for path in args.compare or (args.baseline, args.candidate))

@@ -7,6 +7,9 @@ any other per-case value gets a sign-flip permutation test on the paired differe
 each difference is as likely to be positive as negative). The effect is the mean paired difference
 (candidate minus baseline, in the metric's unit) with a 95% paired bootstrap interval over cases.
 
+Two windows of production runs (``harness eval online --baseline-since``) share no case to pair: their pass/fail
+outcomes get Fisher's exact test, McNemar's unpaired counterpart (``unpaired_test``).
+
 Every resampling draws from ``random.Random(seed)``: the same inputs give the same p-value and interval.
 """
 
@@ -27,10 +30,13 @@ __all__ = (
     "DEFAULT_SEED",
     "PairedTest",
     "TestName",
+    "UnpairedTest",
+    "fisher_exact",
     "mcnemar_exact",
     "paired_bootstrap_interval",
     "paired_test",
     "sign_flip_permutation",
+    "unpaired_test",
 )
 
 TestName = Literal["mcnemar_exact", "paired_permutation", "none"]
@@ -56,6 +62,68 @@ class PairedTest(msgspec.Struct, frozen=True, kw_only=True):
     """Pass/fail: cases that passed in the baseline and fail in the candidate."""
     better: int = 0
     """Pass/fail: cases that failed in the baseline and pass in the candidate."""
+
+
+class UnpairedTest(msgspec.Struct, frozen=True, kw_only=True):
+    """Two samples of different runs (two windows of production runs): nothing pairs them."""
+
+    test: Literal["fisher_exact", "none"]
+    """``fisher_exact`` for two sets of pass/fail outcomes; ``none`` when either side measured nothing."""
+    n_baseline: int
+    n_candidate: int
+    effect: float | None
+    """Candidate's pass rate minus the baseline's."""
+    ci95: tuple[float, float] | None
+    """95% bootstrap interval of ``effect`` (each side resampled on its own)."""
+    p_value: float | None
+    """Two-sided: how often tables at most as likely as this one appear with the same margins."""
+
+
+def fisher_exact(baseline_passed: int, baseline_n: int, candidate_passed: int, candidate_n: int) -> float:
+    """Two-sided Fisher's exact p-value of two pass counts: the unpaired counterpart of McNemar's exact test, the
+    sum of the hypergeometric probabilities of every table with these margins no likelier than the observed one."""
+    if not (0 <= baseline_passed <= baseline_n and 0 <= candidate_passed <= candidate_n):
+        raise ValueError("pass counts are within 0 and their sample's size")
+    passed = baseline_passed + candidate_passed
+    total = baseline_n + candidate_n
+    low, high = max(0, passed - candidate_n), min(passed, baseline_n)
+
+    def log_p(k: int) -> float:
+        return _log_comb(baseline_n, k) + _log_comb(candidate_n, passed - k) - _log_comb(total, passed)
+
+    observed = log_p(baseline_passed)
+    tail = sum(math.exp(lp) for k in range(low, high + 1) if (lp := log_p(k)) <= observed + 1e-7)
+    return min(1.0, tail)
+
+
+def unpaired_test(
+    baseline: Sequence[bool], candidate: Sequence[bool], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> UnpairedTest:
+    """Fisher's exact test of two windows' pass/fail outcomes, with the difference of their rates."""
+    if not baseline or not candidate:
+        return UnpairedTest(
+            test="none", n_baseline=len(baseline), n_candidate=len(candidate), effect=None, ci95=None, p_value=None
+        )
+    base_rate, cand_rate = sum(baseline) / len(baseline), sum(candidate) / len(candidate)
+    rng = random.Random(seed)
+    draws = sorted(
+        sum(rng.choices(candidate, k=len(candidate))) / len(candidate)
+        - sum(rng.choices(baseline, k=len(baseline))) / len(baseline)
+        for _ in range(resamples)
+    )
+    p_value = fisher_exact(sum(baseline), len(baseline), sum(candidate), len(candidate))
+    return UnpairedTest(
+        test="fisher_exact",
+        n_baseline=len(baseline),
+        n_candidate=len(candidate),
+        effect=round(cand_rate - base_rate, 6),
+        ci95=(round(_quantile(draws, 0.025), 6), round(_quantile(draws, 0.975), 6)),
+        p_value=round(p_value, 6),
+    )
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
 def mcnemar_exact(worse: int, better: int) -> float:

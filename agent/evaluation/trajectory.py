@@ -11,14 +11,37 @@ marker out unless it asks for it (``interrupts: marked``).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from agent.evaluation.records import INTERRUPT_MARKER, NodeStep
+from contracts import NodeCompleted, NodeStarted
 
 if TYPE_CHECKING:
-    from contracts import NodeCompleted, NodeStarted
+    from collections.abc import Iterable
 
-__all__ = ("TrajectoryRecorder",)
+__all__ = ("TrajectoryRecorder", "steps_of")
+
+
+def steps_of(envelopes: Iterable[dict[str, Any]]) -> list[NodeStep]:
+    """The trajectory of a run as its event log has it (JSON envelopes, in order), as the eval records it: each
+    ``graph_topology`` begins a send (after a ``paused``, a resume)."""
+    steps: list[NodeStep] = []
+    recorder = TrajectoryRecorder(steps)
+    resuming = False
+    for envelope in envelopes:
+        kind, data = envelope.get("type"), envelope.get("data") or {}
+        if kind == "graph_topology":
+            recorder.begin(resuming=resuming)
+        elif kind == "node_started":
+            recorder.started(msgspec.convert(data, NodeStarted))
+        elif kind == "node_completed":
+            recorder.completed(msgspec.convert(data, NodeCompleted))
+        elif kind == "paused":
+            recorder.paused()
+            resuming = True
+    return steps
 
 
 class TrajectoryRecorder:

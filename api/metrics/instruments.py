@@ -22,6 +22,8 @@ __all__ = ("EventCounts", "Instruments")
 
 FAST_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 """Store round trips and commits: sub-millisecond on SQLite, a few milliseconds on Redis and PostgreSQL."""
+SCORE = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""Online evaluation scores, in [0, 1]: pass/fail scorers fill the first and last bucket."""
 TURN_S = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 """First tokens and whole turns: model calls, from tens of milliseconds to minutes."""
 
@@ -116,6 +118,13 @@ class Instruments:
             ["layer", "decision", "reason"],
             registry=registry,
         )
+        self.cron_firings = Counter(
+            "harness_cron_firings",
+            "Cron firings this instance claimed, by outcome (started, queued behind the thread's run, skipped, "
+            "failed).",
+            ["outcome"],
+            registry=registry,
+        )
         self.leases_lost = Counter(
             "harness_leases_lost",
             "Runs this instance stopped executing because another instance took them over (its lease ran out).",
@@ -144,6 +153,20 @@ class Instruments:
             "harness_http_requests",
             "HTTP requests answered, by method, route template and status.",
             ["method", "route", "status"],
+            registry=registry,
+        )
+        self.online_eval_score = Histogram(
+            "harness_online_eval_score",
+            "Online evaluation scores of finished runs, in [0, 1], by assistant (graph id) and scorer; each run "
+            "counted once, by the instance that scored it (docs/evaluation.md).",
+            ["assistant", "scorer"],
+            buckets=SCORE,
+            registry=registry,
+        )
+        self.online_eval_passed = Counter(
+            "harness_online_eval_passed",
+            "Online evaluation scores that passed, by assistant and scorer (out of harness_online_eval_score_count).",
+            ["assistant", "scorer"],
             registry=registry,
         )
         self.agent_calls = Counter(

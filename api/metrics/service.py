@@ -17,6 +17,7 @@ from api.metrics.turns import TurnWatch
 
 if TYPE_CHECKING:
     from agent import Clock
+    from agent.evaluation import OnlineScore
     from api.runs.cluster.protocol import Cluster
     from api.runs.log.protocols import EventLog
     from api.runs.registry import RunRegistry
@@ -52,6 +53,13 @@ class Metrics:
         """Read the runs executing on this instance from ``runs`` when scraped."""
         self._runs = runs
         self.instruments.runs_running.set_function(lambda: _running(runs))
+
+    def online_score(self, score: OnlineScore) -> None:
+        """One online evaluation score kept (on the instance that scored its run, once)."""
+        labels = {"assistant": score.assistant, "scorer": score.scorer}
+        self.instruments.online_eval_score.labels(**labels).observe(score.value)
+        passed = self.instruments.online_eval_passed.labels(**labels)
+        passed.inc(1 if score.passed else 0)
 
     def middleware(self) -> DefineMiddleware:
         return DefineMiddleware(HttpMetrics, instruments=self.instruments)

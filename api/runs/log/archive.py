@@ -89,6 +89,17 @@ class RunArchive:
         )
         return [(row["run_id"], row["session_id"]) for row in rows]
 
+    async def finished(self, after: tuple[str, str], before: str, limit: int) -> list[tuple[str, str]]:
+        rows = await self._rows(
+            "SELECT changed_at, run_id FROM runs WHERE status IN ('completed', 'failed', 'cancelled') "
+            "AND changed_at < %s AND (changed_at, run_id) > (%s, %s) ORDER BY changed_at, run_id LIMIT %s",
+            before,
+            after[0],
+            after[1],
+            limit,
+        )
+        return [(row["changed_at"], row["run_id"]) for row in rows]
+
     async def idle_sessions(self, before: str, limit: int) -> list[str]:
         rows = await self._rows(
             "SELECT session_id FROM runs WHERE status <> 'erased' GROUP BY session_id "

@@ -182,6 +182,12 @@ class Forgetting(Protocol):
         first, as ``(run_id, session_id)``."""
         ...
 
+    async def finished_runs(self, after: tuple[str, str], before: str, limit: int) -> list[tuple[str, str]]:
+        """Up to ``limit`` finished runs whose status last changed before ``before`` and after ``after`` (a
+        ``(changed_at, run_id)`` position), in that order, as ``(changed_at, run_id)``: what online evaluation
+        reads past its cursor."""
+        ...
+
     async def idle_sessions(self, before: str, limit: int) -> list[str]:
         """Up to ``limit`` sessions whose runs have all finished, the last of them before ``before`` (RFC 3339),
         the longest idle first: what a thread TTL expires (sessions without runs are not listed)."""

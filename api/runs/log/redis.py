@@ -395,6 +395,10 @@ class RedisEventLog:
     async def expired_runs(self, before: str, limit: int) -> list[tuple[str, str]]:
         return await self._archive.expired(before, limit)
 
+    async def finished_runs(self, after: tuple[str, str], before: str, limit: int) -> list[tuple[str, str]]:
+        """From the archive, where a run's record is copied right after Redis commits it."""
+        return await self._archive.finished(after, before, limit)
+
     async def idle_sessions(self, before: str, limit: int) -> list[str]:
         """From the archive: a run begun a moment ago may not be there yet, which the sweep checks again once it
         holds the sessions (``session_runs`` reads Redis too)."""

@@ -338,6 +338,16 @@ class SqliteEventLog:
         )
         return [(run_id, session_id) for run_id, session_id in rows]
 
+    async def finished_runs(self, after: tuple[str, str], before: str, limit: int) -> list[tuple[str, str]]:
+        await self.flush()
+        rows = await self._call(
+            self._fetch_all,
+            f"SELECT changed_at, run_id FROM runs WHERE status IN ({_FINISHED_SQL}) AND changed_at < ? "
+            "AND (changed_at > ? OR (changed_at = ? AND run_id > ?)) ORDER BY changed_at, run_id LIMIT ?",
+            (before, after[0], after[0], after[1], limit),
+        )
+        return [(changed_at, run_id) for changed_at, run_id in rows]
+
     async def idle_sessions(self, before: str, limit: int) -> list[str]:
         await self.flush()
         rows = await self._call(

@@ -1,0 +1,51 @@
+"""How online evaluation is configured: ``HARNESS_ONLINE_EVAL_*`` (README, "Configuration")."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from agent import ConfigError, read_float, read_optional_int
+from agent.evaluation import OnlineScoring
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ("OnlineEvalSettings",)
+
+
+class OnlineEvalSettings(msgspec.Struct, frozen=True, kw_only=True):
+    scoring: OnlineScoring = msgspec.field(default_factory=OnlineScoring)
+    """The share of runs scored (``HARNESS_ONLINE_EVAL_RATE``, 0 = off) and the latency budget
+    (``HARNESS_ONLINE_EVAL_LATENCY_MS``)."""
+    interval_s: float = 10.0
+    """How often an instance looks for newly finished runs; with shared stores, one instance per interval
+    (``HARNESS_ONLINE_EVAL_INTERVAL_S``)."""
+    batch: int = 200
+    """Finished runs looked at per pass (``HARNESS_ONLINE_EVAL_BATCH``)."""
+
+    @property
+    def enabled(self) -> bool:
+        return self.scoring.rate > 0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> OnlineEvalSettings:
+        rate = read_float(env, "HARNESS_ONLINE_EVAL_RATE", 0.0)
+        if not 0.0 <= rate <= 1.0:
+            raise ConfigError(f"HARNESS_ONLINE_EVAL_RATE must be within 0 and 1 (a share of the runs), got {rate:g}")
+        latency_ms = read_float(env, "HARNESS_ONLINE_EVAL_LATENCY_MS", -1.0)
+        if latency_ms == 0 or not math.isfinite(latency_ms):
+            raise ConfigError("HARNESS_ONLINE_EVAL_LATENCY_MS must be a number of milliseconds above 0")
+        interval_s = read_float(env, "HARNESS_ONLINE_EVAL_INTERVAL_S", 10.0)
+        if not 0 < interval_s < math.inf:
+            raise ConfigError(f"HARNESS_ONLINE_EVAL_INTERVAL_S must be more than 0 seconds, got {interval_s:g}")
+        batch = read_optional_int(env, "HARNESS_ONLINE_EVAL_BATCH")
+        if batch is not None and batch < 1:
+            raise ConfigError(f"HARNESS_ONLINE_EVAL_BATCH must be at least 1, got {batch}")
+        return cls(
+            scoring=OnlineScoring(rate=rate, latency_budget_ms=None if latency_ms < 0 else latency_ms),
+            interval_s=interval_s,
+            batch=batch or 200,
+        )
