@@ -30,6 +30,8 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis) } = {}) {
     cancel: (runId) => call('POST', `/runs/${encodeURIComponent(runId)}/cancel`),
     /** `POST /runs/{id}/feedback` with `{score: 1 | 0, comment?}`: 201 and the feedback kept (the latest replaces the first). */
     feedback: (runId, body) => call('POST', `/runs/${encodeURIComponent(runId)}/feedback`, body),
+    /** `GET /runs/{id}/case`: a finished run of a registered graph as an eval case (`harness eval capture`'s). */
+    runCase: (runId) => call('GET', `/runs/${encodeURIComponent(runId)}/case`),
     /** `GET /runs/{id}`: the RunSnapshot. */
     run: (runId) => call('GET', `/runs/${encodeURIComponent(runId)}`),
     /** `GET /approvals`: `{approvals: [...]}`, the pending approvals the caller may decide. */

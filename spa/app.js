@@ -12,6 +12,7 @@ import { explainEndedSignIn, explainProblem } from './access.js';
 import { createApi, readJson } from './api.js';
 import { STREAM_MODES, SUPPORT_GRAPH, assistantsOf, inputFor, isSupport, resumeFor } from './assistants.js';
 import { createCredentials, tokenFrom, withBearer } from './auth.js';
+import { captureControls, mayCapture, saveCase } from './capture.js';
 import { formatMs } from './format.js';
 import { drawGraph, paintGraph } from './graph.js';
 import {
@@ -714,7 +715,8 @@ function renderTurn(run, view) {
   renderFeedbackOffer(run, view);
 }
 
-/** Once a run of this service has finished, its answer may be rated: the controls come, and stay with the turn. */
+/** Once a run of this service has finished, its answer may be rated (and a graph's run saved as an eval case): the
+ * controls come, and stay with the turn. */
 function renderFeedbackOffer(run, view) {
   if (view.feedback !== null || !mayGiveFeedback(run, { recorded: isReplay() })) return;
   const entry = { state: newFeedback(run.runId), controls: feedbackControls(doc, run.runId, view.number) };
@@ -722,6 +724,24 @@ function renderFeedbackOffer(run, view) {
   view.feedback = entry;
   view.feedbackSlot.appendChild(entry.controls.element);
   renderFeedback(entry.controls, entry.state);
+  if (mayCapture(run, { recorded: isReplay(), support: isSupport(page.assistant) })) {
+    view.feedbackSlot.appendChild(captureControls(doc, run.runId).element);
+  }
+}
+
+/** A finished graph run saved as an eval case: the service's case, handed over as a one-line JSONL file. */
+function captureCase(button) {
+  const element = button.closest('[data-role=capture]');
+  const controls = { element, button, said: element.querySelector('[data-role=capture-said]') };
+  if (button.getAttribute('aria-disabled') === 'true') return;
+  saveCase(api, controls, element.getAttribute('data-run-id'), (name, text) => {
+    const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+    const link = doc.createElement('a');
+    link.download = name;
+    link.href = url; // a blob URL this page made: not the server's text, so not through render.js's URL rule
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+  });
 }
 
 /** Thumbs up or down on a finished run (`POST /runs/{id}/feedback`, with the note typed): it shows what was kept. */
@@ -1121,6 +1141,11 @@ els.transcript.addEventListener('click', (event) => {
   const rating = event.target.closest('button[data-feedback]');
   if (rating) {
     giveFeedback(rating);
+    return;
+  }
+  const capture = event.target.closest('button[data-action=capture-case]');
+  if (capture) {
+    captureCase(capture);
     return;
   }
   const link = event.target.closest('a[data-doc-id]');

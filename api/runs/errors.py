@@ -11,7 +11,8 @@ RunsError
 │   ├── SessionBusy             session_busy: the session has a run running or waiting
 │   ├── RunNotPaused            run_not_paused: resume of a run that is not waiting (decided already)
 │   ├── RunFinished             run_finished: cancel of a run that has ended
-│   └── RunNotFinished          run_not_finished: feedback on, or deletion of, a run not ended yet
+│   ├── RunNotFinished          run_not_finished: feedback on, deletion of, or a case of a run not ended yet
+│   └── RunNotCapturable        run_not_capturable: a finished run no eval case can be made of
 ├── Forbidden
 │   ├── NotAnApprover           not_an_approver: deciding needs HARNESS_APPROVER_ROLE
 │   └── NotTheOwner             not_the_owner: only the run's owner may do this
@@ -40,6 +41,7 @@ __all__ = (
     "NotTheOwner",
     "QuotaExceeded",
     "RunFinished",
+    "RunNotCapturable",
     "RunNotFinished",
     "RunNotFound",
     "RunNotPaused",
@@ -127,6 +129,11 @@ class RunFinished(Conflict):
 class RunNotFinished(Conflict):
     code = "run_not_finished"
     title = "Run not finished"
+
+
+class RunNotCapturable(Conflict):
+    code = "run_not_capturable"
+    title = "Run not capturable"
 
 
 class NotAnApprover(Forbidden):

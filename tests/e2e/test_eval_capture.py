@@ -19,7 +19,7 @@ import pytest
 
 from agent.evaluation.report import load_report
 from tests.e2e.agent_protocol.turns import EXAMPLES
-from tests.e2e.test_identity import ALICE, bearer, with_identity
+from tests.e2e.test_identity import ALICE, BOB, bearer, with_identity
 from tests.support.graph_projects import isolated_loading
 
 if TYPE_CHECKING:
@@ -119,3 +119,37 @@ def test_a_real_run_paused_and_resumed_is_captured_and_passes_its_eval(
         refused = harness(settings, "eval", "capture", *argv, "--dataset", str(dataset))
         assert (refused.returncode, said in refused.stderr) == (2, True), refused.stderr
     assert len(dataset.read_bytes().splitlines()) == 1, "a refusal writes nothing"
+
+
+def test_the_route_gives_the_case_the_command_writes_and_refuses_what_it_refuses(
+    service: LiveServer, settings: Settings, tmp_path: Path
+) -> None:
+    with httpx.Client(base_url=service.url, headers=bearer(ALICE), timeout=30) as client:
+        run_id = approved_refund(client)
+        served = client.get(f"/runs/{run_id}/case")
+        thread_id = client.post("/threads", json={}).json()["thread_id"]
+        paused = client.post(f"/threads/{thread_id}/runs/wait", json={"assistant_id": "react_agent", "input": REFUND})
+        assert paused.status_code == 200, paused.text
+        [waiting] = client.get(f"/threads/{thread_id}/runs").json()
+        not_finished = client.get(f"/runs/{waiting['run_id']}/case")
+        chat = client.post("/chat", json={"message": "How do I reset my password?"}).json()
+        chat_turn = client.get(f"/runs/{chat['run_id']}/case")
+        unknown = client.get("/runs/r_0123456789abcdef/case")
+    with httpx.Client(base_url=service.url, headers=bearer(BOB), timeout=30) as client:
+        of_another = client.get(f"/runs/{run_id}/case")
+    dataset = tmp_path / "captured.jsonl"
+    captured = harness(settings, "eval", "capture", run_id, "--dataset", str(dataset), "--subject", "alice")
+    assert captured.returncode == 0, captured.stderr
+
+    assert served.status_code == 200, served.text
+    assert served.json() == msgspec.json.decode(dataset.read_bytes().splitlines()[0]), "the command's case"
+    assert "4111" not in served.text, "redacted"
+    for answer, status, code in (
+        (not_finished, 409, "run_not_finished"),
+        (chat_turn, 409, "run_not_capturable"),
+        (unknown, 404, "run_not_found"),
+        (of_another, 404, "run_not_found"),
+    ):
+        assert (answer.status_code, answer.json()["code"]) == (status, code), answer.text
+        assert answer.headers["content-type"].startswith("application/problem+json")
+    assert "support agent's /chat" in chat_turn.json()["detail"]

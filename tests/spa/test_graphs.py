@@ -7,6 +7,7 @@ its own topology, paused at its ``interrupt()`` and approved, the same run going
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -91,6 +92,7 @@ def test_react_agent_pauses_at_its_interrupt_and_completes_the_same_run_once_app
     assert '"order_id": "A-1001"' in (card.text_content() or "")
     assert answer_text(page) == "I will ask for the refund of order A-1001."
     assert page.get_attribute("[data-role=outcome]", "data-outcome") == "paused"
+    assert page.locator("[data-action=capture-case]").count() == 0, "a waiting run is no case yet"
     shoot("40-graph-react-paused")
 
     page.click("[data-role=approval] [data-action=approve]")
@@ -113,6 +115,19 @@ def test_react_agent_pauses_at_its_interrupt_and_completes_the_same_run_once_app
     assert_never_success_before_the_end(seen)
     statuses = [snapshot["status"] for snapshot in seen]
     assert statuses.index("waiting") < statuses.index("completed")
+
+    # the finished run saved as an eval case: the service's case (harness eval capture's), as a one-line JSONL file
+    run_id = events[0].split("/")[2]
+    with page.expect_download(timeout=TIMEOUT_MS) as saving:
+        page.click("[data-turn='1'] [data-action=capture-case]")
+    download = saving.value
+    assert download.suggested_filename == f"captured-{run_id.lower()}.jsonl"
+    [line] = Path(download.path()).read_text(encoding="utf-8").splitlines()
+    case = json.loads(line)
+    assert case["resume"] == [{"decision": "approve"}]
+    assert case["expect"]["trajectory"] == {"nodes": ["agent", "tools", "agent", "tools", "agent"], "match": "strict"}
+    said = page.text_content("[data-turn='1'] [data-role=capture-said]") or ""
+    assert said.startswith(f"Saved captured-{run_id.lower()}.jsonl"), said
 
 
 def test_a_subgraph_in_a_loop_is_drawn_boxed_and_the_report_is_the_answer(

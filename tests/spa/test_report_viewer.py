@@ -94,7 +94,8 @@ def test_one_report_shows_its_cases_metrics_and_each_nodes_figures(
 
     page.wait_for_selector("[data-region=reports][data-reports='1']")
     card = page.text_content("[data-region=report-summary] [data-side=report]") or ""
-    assert "react_agent" in card and "4 cases × 2 epochs" in card
+    assert "react_agent" in card
+    assert "4 cases × 2 epochs" in card
     rate = report["metrics"]["case_pass_rate"]
     shown = page.text_content("[data-region=report-summary] [data-metric=case_pass_rate]") or ""
     assert f"{rate['value']:.2f} [{rate['ci95'][0]:.2f}, {rate['ci95'][1]:.2f}]" in shown
@@ -105,9 +106,8 @@ def test_one_report_shows_its_cases_metrics_and_each_nodes_figures(
     labels = _heat_labels(page)
     for node, visits in _visits_per_run(report).items():
         assert labels[node].startswith(f"{node}: visits per run {visits:.2f}"), labels
-    assert page.eval_on_selector_all("[data-region=report-heat] [data-node] .heat-cell", "cells => cells.length") == len(
-        labels
-    )
+    cells = page.eval_on_selector_all("[data-region=report-heat] [data-node] .heat-cell", "cells => cells.length")
+    assert cells == len(labels), "one cell a node for one report"
 
     page.select_option("[data-role=heat-metric]", "failures")
     assert _heat_labels(page)["tools"] == "tools: failure rate 0%"
@@ -148,7 +148,8 @@ def test_two_reports_show_each_cases_change_and_the_paired_verdict(
     )
     assert sides == ["base", "cand"]
     label = _heat_labels(page)["agent"]
-    assert label.startswith("agent: visits per run ") and " → " in label, label
+    assert label.startswith("agent: visits per run "), label
+    assert " → " in label, "baseline → candidate"
     shoot("71-report-viewer-two")
 
 
