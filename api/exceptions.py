@@ -3,8 +3,11 @@ What the run core refuses is ``api.runs.errors`` (mapped to the same kind of ans
 
 ApiError
 ├── TokenRejected (401)          token_missing, token_expired, …: no principal (see api/auth)
+├── AuthRefused (any 4xx)       auth_refused: langgraph.json's ``@auth.authenticate`` or ``@auth.on`` raised
+│                               ``Auth.exceptions.HTTPException`` (401 unauthenticated by default)
 ├── Forbidden (403)
-│   └── OriginNotAllowed        origin_not_allowed: a state-changing request from a page of a foreign origin
+│   ├── OriginNotAllowed        origin_not_allowed: a state-changing request from a page of a foreign origin
+│   └── AccessDenied            access_denied: an ``@auth.on`` handler of langgraph.json's auth returned False
 ├── NotFound (404)
 │   ├── AssistantNotFound       assistant_not_found: no registered graph has this id
 │   └── DocumentNotFound        document_not_found: no knowledge-base document has this id
@@ -28,8 +31,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 __all__ = (
+    "AccessDenied",
     "ApiError",
     "AssistantNotFound",
+    "AuthRefused",
     "BodyTooDeep",
     "Conflict",
     "DocumentNotFound",
@@ -82,6 +87,22 @@ class TokenRejected(ApiError):
         self.headers = {"WWW-Authenticate": challenge}
 
 
+class AuthRefused(ApiError):
+    """The custom auth's handler raised ``Auth.exceptions.HTTPException``: its status, detail and headers; a 401
+    without a ``WWW-Authenticate`` of the handler's gets the service's bearer challenge (RFC 9110 asks for one)."""
+
+    code = "auth_refused"
+
+    def __init__(self, status_code: int, detail: str, headers: dict[str, str]) -> None:
+        super().__init__(detail)
+        self.status_code = status_code
+        self.code = "unauthenticated" if status_code == 401 else self.code
+        self.title = "Unauthorized" if status_code == 401 else "Refused by the service's auth"
+        self.headers = dict(headers)
+        if status_code == 401 and not any(name.lower() == "www-authenticate" for name in headers):
+            self.headers["WWW-Authenticate"] = 'Bearer realm="agent-harness"'
+
+
 class Forbidden(ApiError):
     status_code = 403
 
@@ -92,6 +113,13 @@ class OriginNotAllowed(Forbidden):
 
     code = "origin_not_allowed"
     title = "Origin not allowed"
+
+
+class AccessDenied(Forbidden):
+    """An ``@auth.on`` handler of langgraph.json's ``auth.path`` returned False (or failed: refused, not let by)."""
+
+    code = "access_denied"
+    title = "Forbidden"
 
 
 class NotFound(ApiError):

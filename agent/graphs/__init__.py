@@ -13,10 +13,10 @@
 
 from __future__ import annotations
 
-from agent.graphs.config import GraphsConfig, GraphSpec, ThreadTtl, read_graphs_config
+from agent.graphs.config import AuthSpec, GraphsConfig, GraphSpec, ThreadTtl, read_graphs_config
 from agent.graphs.environment import apply_graphs_config
 from agent.graphs.json_safe import DEFAULT_PART_LIMIT_BYTES, describe_error, to_json_safe
-from agent.graphs.loading import GraphFailure, GraphLoadError, LoadedGraph, load_graphs
+from agent.graphs.loading import GraphFailure, GraphLoadError, LoadedGraph, load_auth_object, load_graphs
 from agent.graphs.registry import (
     ASSISTANT_NAMESPACE,
     SUPPORT_GRAPH_ID,
@@ -47,6 +47,7 @@ __all__ = (
     "DEFAULT_PART_LIMIT_BYTES",
     "GRAPH_RUNS",
     "SUPPORT_GRAPH_ID",
+    "AuthSpec",
     "Finish",
     "GraphEvent",
     "GraphFailure",
@@ -73,6 +74,7 @@ __all__ = (
     "describe_error",
     "graph_schemas",
     "graph_topology",
+    "load_auth_object",
     "load_graphs",
     "open_registry",
     "parse_modes",

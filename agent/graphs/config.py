@@ -17,8 +17,14 @@ as it is::
   package name or spec) is this service's environment's business, reported, never installed.
 - ``checkpointer.ttl``: the thread TTL, ``{"strategy": "delete", "default_ttl": <minutes>,
   "sweep_interval_minutes": <minutes>}`` (``ThreadTtl``); the checkpointer's other keys are ignored.
+- ``auth.path``: a ``langgraph_sdk.Auth`` object, ``./auth.py:auth`` (relative to the file's folder) or
+  ``package.module:auth`` (``AuthSpec``; loaded by ``api.auth.custom``); ``auth``'s other keys
+  (``disable_studio_auth``, ``openapi``, ...) are ignored.
+- ``store.index``: semantic search in the long-term store, ``{"embed": "./embed.py:embed", "dims": 384,
+  "fields": ["$"]}`` (``StoreIndexSpec``): the function (or LangChain ``Embeddings`` object) that embeds texts, the
+  length of its vectors, the fields of a value embedded (``$``: the whole value); the store's other keys are ignored.
 
-Every other key of the format (``python_version``, ``dockerfile_lines``, ``store``, ``auth``, ...) and any key
+Every other key of the format (``python_version``, ``dockerfile_lines``, ...) and any key
 it does not know are collected in ``ignored_keys``, reported once at start and never fatal. Reading has no
 side effect: ``agent.graphs.environment`` applies ``env`` and ``dependencies``. A file that cannot be read or
 is malformed is a ``ConfigError`` whose one line names the file and the problem.
@@ -35,12 +41,23 @@ import msgspec
 
 from agent.config import ConfigError
 
-__all__ = ("KNOWN_IGNORED_KEYS", "GraphSpec", "GraphsConfig", "ThreadTtl", "read_graphs_config")
+__all__ = (
+    "KNOWN_IGNORED_KEYS",
+    "AuthSpec",
+    "GraphSpec",
+    "GraphsConfig",
+    "ObjectPath",
+    "StoreIndexSpec",
+    "ThreadTtl",
+    "read_graphs_config",
+)
 
 KNOWN_IGNORED_KEYS = frozenset(
     {
         "api_version",
-        "auth",
+        "auth.cache",
+        "auth.disable_studio_auth",
+        "auth.openapi",
         "base_image",
         "checkpointer.serde",
         "dockerfile_lines",
@@ -52,14 +69,14 @@ KNOWN_IGNORED_KEYS = frozenset(
         "pip_config_file",
         "pip_installer",
         "python_version",
-        "store",
+        "store.ttl",
         "ui",
         "ui_config",
         "webhooks",
     }
 )
 """Keys of the format this service has no use for: the Docker image's, and features it provides its own way."""
-_READ_KEYS = frozenset({"graphs", "env", "dependencies", "checkpointer", "$schema"})
+_READ_KEYS = frozenset({"graphs", "env", "dependencies", "checkpointer", "auth", "store", "$schema"})
 _TTL_STRATEGIES = ("delete",)
 """The strategies of ``checkpointer.ttl`` served (the Agent Server documents ``delete`` alone)."""
 _GRAPH_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
@@ -79,6 +96,34 @@ class GraphSpec(msgspec.Struct, frozen=True, kw_only=True):
     module: str | None = None
     """A dotted module name, imported from ``sys.path``."""
     description: str | None = None
+
+
+class ObjectPath(msgspec.Struct, frozen=True, kw_only=True):
+    """Where an object a key names is (``auth.path``, ``store.index.embed``): exactly one of ``file`` and ``module``,
+    and its attribute."""
+
+    source: str
+    """As the file wrote it, for messages."""
+    attribute: str
+    file: Path | None = None
+    """An absolute path to the Python file."""
+    module: str | None = None
+    """A dotted module name, imported from ``sys.path``."""
+
+
+AuthSpec = ObjectPath
+"""Where ``auth.path``'s ``langgraph_sdk.Auth`` is."""
+
+
+class StoreIndexSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """``store.index``: what embeds the long-term store's values for a ``query`` (``agent.stores.StoreIndex``)."""
+
+    embed: ObjectPath
+    """A function from a list of texts to their vectors (sync or async), or a LangChain ``Embeddings`` object."""
+    dims: int
+    """The length of every vector it answers."""
+    fields: tuple[str, ...] = ("$",)
+    """The paths of a value embedded (``$``: the whole value as JSON; ``text``, ``meta.tags[*]``...)."""
 
 
 class ThreadTtl(msgspec.Struct, frozen=True, kw_only=True):
@@ -113,6 +158,10 @@ class GraphsConfig(msgspec.Struct, frozen=True, kw_only=True):
     """Package names and specs, which this service does not install."""
     thread_ttl: ThreadTtl | None = None
     """``checkpointer.ttl``: None keeps threads until they are deleted (or retention empties them)."""
+    auth: AuthSpec | None = None
+    """``auth.path``: the custom authentication and authorization; None keeps the service's own identity."""
+    store_index: StoreIndexSpec | None = None
+    """``store.index``: semantic search in the long-term store; None refuses a ``query`` (422)."""
     ignored_keys: tuple[str, ...] = ()
     """Keys read and not used, sorted (``graphs.<id>.<key>`` for a graph's own, ``checkpointer.<key>`` for the
     checkpointer's)."""
@@ -148,6 +197,10 @@ def read_graphs_config(path: str | Path) -> GraphsConfig:
                 ignored |= {f"graphs.{graph_id}.{key}" for key in entry if key not in ("path", "description")}
     checkpointer = _converted(raw.get("checkpointer", {}), dict[str, Any] | None, "checkpointer", where) or {}
     ignored |= {f"checkpointer.{key}" for key in checkpointer if key != "ttl"}
+    auth = _converted(raw.get("auth", {}), dict[str, Any] | None, "auth", where) or {}
+    ignored |= {f"auth.{key}" for key in auth if key != "path"}
+    store = _converted(raw.get("store", {}), dict[str, Any] | None, "store", where) or {}
+    ignored |= {f"store.{key}" for key in store if key != "index"}
     graphs = _converted_map(raw.get("graphs", {}), str | _GraphEntry, "graphs", where)
     if not graphs:
         raise ConfigError(f'{where}: names no graph; add "graphs": {{"<id>": "./file.py:graph"}}')
@@ -176,6 +229,8 @@ def read_graphs_config(path: str | Path) -> GraphsConfig:
         local_dependencies=local,
         other_dependencies=other,
         thread_ttl=_thread_ttl(checkpointer.get("ttl"), where),
+        auth=_auth(auth.get("path"), folder, where),
+        store_index=_store_index(store.get("index"), folder, where),
         ignored_keys=tuple(sorted(ignored)),
     )
 
@@ -203,23 +258,64 @@ def _spec(graph_id: str, entry: str | _GraphEntry, folder: Path, where: Path) ->
         )
     source = entry if isinstance(entry, str) else entry.path
     description = None if isinstance(entry, str) else entry.description
+    file, module, attribute = _object_path(source, f"graph {graph_id!r}", folder, where)
+    return GraphSpec(
+        graph_id=graph_id, source=source, attribute=attribute, file=file, module=module, description=description
+    )
+
+
+def _auth(given: Any, folder: Path, where: Path) -> AuthSpec | None:
+    if given is None:
+        return None
+    source: str = _converted(given, str, "auth.path", where)
+    file, module, attribute = _object_path(source, "auth.path", folder, where)
+    return AuthSpec(source=source, attribute=attribute, file=file, module=module)
+
+
+class _IndexEntry(msgspec.Struct, forbid_unknown_fields=True):
+    embed: str
+    dims: int
+    fields: list[str] | None = None
+
+
+def _store_index(given: Any, folder: Path, where: Path) -> StoreIndexSpec | None:
+    """``store.index`` checked: an embedding function's path (a provider string such as ``openai:...`` needs a
+    model this service cannot reach), positive ``dims``, the fields as paths."""
+    if given is None:
+        return None
+    entry: _IndexEntry = _converted(given, _IndexEntry, "store.index", where)
+    located, _, attribute = entry.embed.rpartition(":")
+    if located and _MODULE.fullmatch(located) and not attribute.isidentifier():
+        raise ConfigError(
+            f"{where}: store.index.embed is {entry.embed!r}, a model provider's; this service embeds with a function "
+            "of the project's: './embed.py:embed' (texts in, vectors out) or 'package.module:embeddings'"
+        )
+    embed = _object_path(entry.embed, "store.index.embed", folder, where)
+    if entry.dims <= 0:
+        raise ConfigError(f"{where}: store.index.dims must be a positive number of dimensions, found {entry.dims}")
+    fields = tuple(entry.fields) if entry.fields else ("$",)
+    if any(not field.strip() for field in fields):
+        raise ConfigError(f"{where}: store.index.fields holds an empty path")
+    return StoreIndexSpec(
+        embed=ObjectPath(source=entry.embed, attribute=embed[2], file=embed[0], module=embed[1]),
+        dims=entry.dims,
+        fields=fields,
+    )
+
+
+def _object_path(source: str, named: str, folder: Path, where: Path) -> tuple[Path | None, str | None, str]:
+    """``./file.py:attribute`` (a file, absolute) or ``package.module:attribute`` (a module): the file, the module
+    and the attribute, or a ``ConfigError`` naming ``named``."""
     located, _, attribute = source.rpartition(":")
     if not located or not attribute.isidentifier():
         raise ConfigError(
-            f"{where}: graph {graph_id!r} is {source!r}; expected './path/to/file.py:attribute' "
-            "or 'package.module:attribute'"
+            f"{where}: {named} is {source!r}; expected './path/to/file.py:attribute' or 'package.module:attribute'"
         )
     if "/" in located or "\\" in located or located.endswith(".py"):
-        return GraphSpec(
-            graph_id=graph_id,
-            source=source,
-            attribute=attribute,
-            file=(folder / located).resolve(),
-            description=description,
-        )
+        return (folder / located).resolve(), None, attribute
     if not _MODULE.fullmatch(located):
-        raise ConfigError(f"{where}: graph {graph_id!r} names module {located!r}, which is not a dotted module name")
-    return GraphSpec(graph_id=graph_id, source=source, attribute=attribute, module=located, description=description)
+        raise ConfigError(f"{where}: {named} names module {located!r}, which is not a dotted module name")
+    return None, located, attribute
 
 
 def _thread_ttl(given: Any, where: Path) -> ThreadTtl | None:

@@ -51,9 +51,9 @@ if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
 
     from agent.graphs.compiled import CompiledGraph
-    from agent.graphs.config import GraphsConfig, GraphSpec
+    from agent.graphs.config import AuthSpec, GraphsConfig, GraphSpec
 
-__all__ = ("GraphFailure", "GraphLoadError", "LoadedGraph", "load_graphs")
+__all__ = ("GraphFailure", "GraphLoadError", "LoadedGraph", "load_auth_object", "load_graphs")
 
 logger = logging.getLogger(__name__)
 
@@ -137,6 +137,25 @@ async def load_graphs(
     return loaded
 
 
+def load_auth_object(config: GraphsConfig) -> object:
+    """The object ``auth.path`` names (the caller checks that it is a ``langgraph_sdk.Auth``); a ``ConfigError``
+    naming the file, the key and the user's line that failed when it cannot be imported."""
+    spec = config.auth
+    assert spec is not None, "a configuration with auth.path"
+    try:
+        module = _import(spec, config.folder, {})
+        if spec.attribute not in vars(module):
+            raise AttributeError(f"the module has no attribute {spec.attribute!r}")
+    except (Exception, SystemExit) as exc:
+        said = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+        first = said.strip().splitlines()[0] if said.strip() else ""
+        location = _user_location(exc, config.folder) or config.path.name
+        said = f"{type(exc).__name__}: {redact(first)}"
+        raise ConfigError(f"{config.path}: auth.path {spec.source!r} does not load: {said} ({location})") from None
+    value: object = vars(module)[spec.attribute]
+    return value
+
+
 async def _load(
     spec: GraphSpec,
     config: GraphsConfig,
@@ -160,7 +179,7 @@ async def _load(
     return LoadedGraph(spec, probe, factory=factory, checkpointer=checkpointer, store=store)
 
 
-def _import(spec: GraphSpec, folder: Path, modules: dict[Path, ModuleType]) -> ModuleType:
+def _import(spec: GraphSpec | AuthSpec, folder: Path, modules: dict[Path, ModuleType]) -> ModuleType:
     if spec.module is not None:
         return importlib.import_module(spec.module)
     assert spec.file is not None

@@ -1,18 +1,22 @@
 """The Agent Protocol's assistants: one per registered graph (``/assistants/search``, ``/assistants/{id}``, its
-graph and schemas). They are read-only: a graph is registered by the service's ``langgraph.json``."""
+graph and schemas). They are read-only: a graph is registered by the service's ``langgraph.json``. With its
+``auth.path``, an assistant whose metadata the ``@auth.on.assistants`` handler's filter excludes is not found."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import get, post
+from litestar import Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, QueryParameter
 
-from agent.graphs import GraphRegistry
+from agent.graphs import GraphRegistry, RegisteredGraph
 from api.agent_protocol.views import assistant_view, schema_view
+from api.auth.authorization import decision_of
+from api.exceptions import AssistantNotFound
 from api.graph_runs import graph_named
 from api.openapi import problem_responses
+from api.runs.metadata_filter import matches
 from api.runs.registry import RunRegistry
 from contracts.agent_protocol import Assistant, AssistantSearch, GraphSchema
 
@@ -30,8 +34,12 @@ TAG = "agent-protocol"
     responses=problem_responses(401, 413, 415, 422),
 )
 async def search_assistants(
-    data: JSONBody[AssistantSearch], runs: NamedDependency[RunRegistry], graphs: NamedDependency[GraphRegistry]
+    request: Request[Any, Any, Any],
+    data: JSONBody[AssistantSearch],
+    runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
 ) -> list[Assistant]:
+    decision = decision_of(request.scope)
     found = [
         assistant_view(registered, runs.started_at)
         for registered in graphs
@@ -39,6 +47,7 @@ async def search_assistants(
         and (data.name is None or data.name.lower() in registered.name.lower())
         and _contains({"created_by": "system"}, data.metadata or {})
     ]
+    found = [assistant for assistant in found if decision is None or matches(assistant.metadata or {}, decision.where)]
     if data.sort_by is not None:
         found.sort(key=lambda assistant: getattr(assistant, data.sort_by or "name"), reverse=data.sort_order == "desc")
     return found[data.offset : data.offset + data.limit]
@@ -52,9 +61,12 @@ async def search_assistants(
     responses=problem_responses(401, 404),
 )
 async def get_assistant(
-    assistant_id: FromPath[str], runs: NamedDependency[RunRegistry], graphs: NamedDependency[GraphRegistry]
+    request: Request[Any, Any, Any],
+    assistant_id: FromPath[str],
+    runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
 ) -> Assistant:
-    return assistant_view(graph_named(graphs, assistant_id), runs.started_at)
+    return assistant_view(_visible(request, graphs, assistant_id, runs), runs.started_at)
 
 
 @get(
@@ -65,7 +77,9 @@ async def get_assistant(
     responses=problem_responses(401, 404, 422),
 )
 async def get_assistant_graph(
+    request: Request[Any, Any, Any],
     assistant_id: FromPath[str],
+    runs: NamedDependency[RunRegistry],
     graphs: NamedDependency[GraphRegistry],
     xray: Annotated[
         str,
@@ -75,7 +89,7 @@ async def get_assistant_graph(
         ),
     ] = "false",
 ) -> dict[str, Any]:
-    registered = graph_named(graphs, assistant_id)
+    registered = _visible(request, graphs, assistant_id, runs)
     levels: bool | int = int(xray) if xray.isdigit() else xray.lower() == "true"
     async with registered.graph_for({"configurable": {}}) as graph:
         drawn = graph.get_graph(xray=levels).to_json()
@@ -92,8 +106,24 @@ async def get_assistant_graph(
     summary="The JSON schemas of the assistant's input, output, state, config and context",
     responses=problem_responses(401, 404),
 )
-async def get_assistant_schemas(assistant_id: FromPath[str], graphs: NamedDependency[GraphRegistry]) -> GraphSchema:
-    return schema_view(graph_named(graphs, assistant_id))
+async def get_assistant_schemas(
+    request: Request[Any, Any, Any],
+    assistant_id: FromPath[str],
+    runs: NamedDependency[RunRegistry],
+    graphs: NamedDependency[GraphRegistry],
+) -> GraphSchema:
+    return schema_view(_visible(request, graphs, assistant_id, runs))
+
+
+def _visible(
+    request: Request[Any, Any, Any], graphs: GraphRegistry, assistant_id: str, runs: RunRegistry
+) -> RegisteredGraph:
+    """The graph the path names, unless langgraph.json's auth filters its assistant out (404, as no such one)."""
+    registered = graph_named(graphs, assistant_id)
+    decision = decision_of(request.scope)
+    if decision is not None and not matches(assistant_view(registered, runs.started_at).metadata or {}, decision.where):
+        raise AssistantNotFound(f"There is no assistant {assistant_id!r}.")
+    return registered
 
 
 def _contains(metadata: dict[str, Any], wanted: dict[str, Any]) -> bool:

@@ -3,6 +3,9 @@
 Every route works in the caller's namespaces (``GraphStore.for_subject``): another subject's items are not
 there to find (``404`` on a get, nothing in a search or a listing). The same store, scoped to a run's owner, is
 the ``BaseStore`` of every registered graph, so what a graph remembers for alice is read back here by alice.
+With langgraph.json's ``auth.path``, its ``@auth.on.store`` handler is called first (``api.auth.authorization``):
+the namespace it writes into its value is the one used, and a filter it returns holds on the items' values (an
+item it excludes is not found, not listed, not deleted, not written: 403).
 Labels and keys are screened as other ids a client makes up (a card number or a key in one is ``422
 id_refused``); values are JSON objects, bounded by ``HARNESS_MAX_BODY_BYTES``.
 """
@@ -13,15 +16,17 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from langgraph.store.base import InvalidNamespaceError
-from litestar import delete, get, post, put
+from litestar import Request, delete, get, post, put
 from litestar.di import NamedDependency
 from litestar.params import JSONBody, QueryParameter
 
 from agent.stores import GraphStore, StoreIndexUnconfigured
 from api.auth import Principal
-from api.exceptions import ApiError, NotFound
+from api.auth.authorization import decision_of
+from api.exceptions import AccessDenied, ApiError, NotFound
 from api.openapi import problem_responses
 from api.request_checks.client_ids import refuse_personal_ids
+from api.runs.metadata_filter import matches
 from contracts.store import (
     DEPTH_MAX,
     KEY_MAX,
@@ -39,7 +44,9 @@ from contracts.store import (
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from langgraph.store.base import Item
+    from langgraph.store.base import BaseStore, Item
+
+    from api.runs.metadata_filter import MetadataFilter
 
 __all__ = (
     "StoreIndexUnserved",
@@ -87,13 +94,20 @@ class StoreIndexUnserved(ApiError):
     responses=problem_responses(401, 413, 415, 422),
 )
 async def put_store_item(
-    data: JSONBody[StorePut], *, graph_store: NamedDependency[GraphStore], principal: NamedDependency[Principal]
+    request: Request[Any, Any, Any],
+    data: JSONBody[StorePut],
+    *,
+    graph_store: NamedDependency[GraphStore],
+    principal: NamedDependency[Principal],
 ) -> None:
-    _screen(data.namespace, "namespace", data.key)
+    namespace, where = _authorized(request, data.namespace)
+    _screen(namespace, "namespace", data.key)
     _no_nul(data.value, "value")
+    if not matches(data.value, where):
+        raise AccessDenied("The service's auth does not allow this value in the store (its filter excludes it).")
     try:
         await graph_store.for_subject(principal.subject).aput(
-            tuple(data.namespace), data.key, data.value, index=None if data.index is True else data.index, ttl=data.ttl
+            namespace, data.key, data.value, index=None if data.index is True else data.index, ttl=data.ttl
         )
     except InvalidNamespaceError as exc:
         raise StoreRequestInvalid(f"namespace: {exc}", fields={"namespace": str(exc)}) from None
@@ -107,6 +121,7 @@ async def put_store_item(
     responses=problem_responses(401, 404, 422),
 )
 async def get_store_item(
+    request: Request[Any, Any, Any],
     *,
     graph_store: NamedDependency[GraphStore],
     principal: NamedDependency[Principal],
@@ -124,9 +139,10 @@ async def get_store_item(
         message = f"must be 1 to {DEPTH_MAX} labels of 1 to {LABEL_MAX} characters (no NUL) joined with `.`"
         raise StoreRequestInvalid(f"namespace {message}.", fields={"namespace": message})
     _no_nul(key, "key")
-    _screen(labels, "namespace", key)
-    item = await graph_store.for_subject(principal.subject).aget(tuple(labels), key, refresh_ttl=refresh_ttl)
-    if item is None:
+    scoped, where = _authorized(request, labels)
+    _screen(scoped, "namespace", key)
+    item = await graph_store.for_subject(principal.subject).aget(scoped, key, refresh_ttl=refresh_ttl)
+    if item is None or not matches(item.value, where):
         raise StoreItemNotFound(f"There is no item {key!r} in namespace {namespace!r}.")
     return _item(item, StoreItem)
 
@@ -140,10 +156,18 @@ async def get_store_item(
     responses=problem_responses(401, 413, 415, 422),
 )
 async def delete_store_item(
-    data: JSONBody[StoreDelete], *, graph_store: NamedDependency[GraphStore], principal: NamedDependency[Principal]
+    request: Request[Any, Any, Any],
+    data: JSONBody[StoreDelete],
+    *,
+    graph_store: NamedDependency[GraphStore],
+    principal: NamedDependency[Principal],
 ) -> None:
-    _screen(data.namespace, "namespace", data.key)
-    await graph_store.for_subject(principal.subject).adelete(tuple(data.namespace), data.key)
+    namespace, where = _authorized(request, data.namespace)
+    _screen(namespace, "namespace", data.key)
+    store = graph_store.for_subject(principal.subject)
+    if where and (item := await store.aget(namespace, data.key, refresh_ttl=False)) and not matches(item.value, where):
+        return  # an item the filter excludes is not there to delete
+    await store.adelete(namespace, data.key)
 
 
 @post(
@@ -155,21 +179,27 @@ async def delete_store_item(
     responses=problem_responses(401, 413, 415, 422),
 )
 async def search_store_items(
-    data: JSONBody[StoreSearch], *, graph_store: NamedDependency[GraphStore], principal: NamedDependency[Principal]
+    request: Request[Any, Any, Any],
+    data: JSONBody[StoreSearch],
+    *,
+    graph_store: NamedDependency[GraphStore],
+    principal: NamedDependency[Principal],
 ) -> StoreSearchResult:
-    _screen(data.namespace_prefix, "namespace_prefix")  # the filter is the contract's (``StoreSearch``) already
+    prefix, where = _authorized(request, data.namespace_prefix)
+    _screen(prefix, "namespace_prefix")  # the filter is the contract's (``StoreSearch``) already
     try:
         found = await graph_store.for_subject(principal.subject).asearch(
-            tuple(data.namespace_prefix),
+            prefix,
             query=data.query,
-            filter=data.filter,
+            filter=_and_filter(data.filter, where),
             limit=data.limit,
             offset=data.offset,
             refresh_ttl=data.refresh_ttl,
         )
     except StoreIndexUnconfigured as exc:
         raise StoreIndexUnserved(str(exc), fields={"query": str(exc)}) from None
-    return StoreSearchResult(items=[_item(item, StoreSearchItem, score=item.score) for item in found])
+    shown = [item for item in found if matches(item.value, where)]
+    return StoreSearchResult(items=[_item(item, StoreSearchItem, score=item.score) for item in shown])
 
 
 @post(
@@ -181,21 +211,55 @@ async def search_store_items(
     responses=problem_responses(401, 413, 415, 422),
 )
 async def list_store_namespaces(
+    request: Request[Any, Any, Any],
     data: JSONBody[StoreNamespacesRequest],
     *,
     graph_store: NamedDependency[GraphStore],
     principal: NamedDependency[Principal],
 ) -> StoreNamespaces:
-    _screen(data.prefix or [], "prefix")
+    prefix, where = _authorized(request, data.prefix or [])
+    _screen(prefix, "prefix")
     _screen(data.suffix or [], "suffix")
-    found = await graph_store.for_subject(principal.subject).alist_namespaces(
-        prefix=tuple(data.prefix) if data.prefix else None,
+    store = graph_store.for_subject(principal.subject)
+    found = await store.alist_namespaces(
+        prefix=prefix or None,
         suffix=tuple(data.suffix) if data.suffix else None,
         max_depth=data.max_depth,
         limit=data.limit,
         offset=data.offset,
     )
+    if where:
+        found = [namespace for namespace in found if await _holds_matching(store, namespace, where)]
     return StoreNamespaces(namespaces=[list(namespace) for namespace in found])
+
+
+def _authorized(request: Request[Any, Any, Any], given: Sequence[str]) -> tuple[tuple[str, ...], MetadataFilter | None]:
+    """The namespace to use (as the ``@auth.on.store`` handler left it in its value) and its filter."""
+    decision = decision_of(request.scope)
+    if decision is None:
+        return tuple(given), None
+    namespace = decision.value.get("namespace")
+    if namespace is None:
+        return tuple(given), decision.where
+    if not isinstance(namespace, list | tuple) or not all(isinstance(label, str) for label in namespace):
+        raise AccessDenied("The service's auth gave a namespace that is not a list of labels.")
+    return tuple(namespace), decision.where
+
+
+def _and_filter(given: dict[str, Any] | None, where: MetadataFilter | None) -> dict[str, Any] | None:
+    """The client's filter with the handler's equalities on keys it does not name, for the store to apply; what
+    is found is checked against the whole of the handler's filter after (``$contains``, a key both name)."""
+    merged = dict(given or {})
+    for key, wanted in (where or {}).items():
+        if key not in merged and not (isinstance(wanted, dict) and "$contains" in wanted):
+            merged[key] = wanted["$eq"] if isinstance(wanted, dict) else wanted
+    return merged or None
+
+
+async def _holds_matching(store: BaseStore, namespace: tuple[str, ...], where: MetadataFilter) -> bool:
+    """Whether a namespace (or one under it) holds an item the filter lets through."""
+    found = await store.asearch(namespace, filter=_and_filter(None, where), limit=100)
+    return any(matches(item.value, where) for item in found)
 
 
 def _screen(labels: Sequence[str], field: str, key: str | None = None) -> None:

@@ -3,10 +3,15 @@
 A thread belongs to its session's owner and does not exist for anyone else (404), exactly as a session does
 (one ownership rule, ``api.runs.log.ownership``). A session begun by ``POST /chat`` is a thread of the support
 agent too, with no record of its own: it is shown with the times of its runs.
+
+With langgraph.json's ``auth.path``, each request sees the book ``narrowed`` by what its ``@auth.on.threads``
+handler returned: beneath ownership, only the threads whose metadata match its filter exist for it, and a thread
+it creates carries the metadata the handler wrote (``owner``, say).
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import TYPE_CHECKING, Protocol
 
@@ -14,6 +19,7 @@ from agent import carries_personal_data, format_timestamp
 from api.runs.errors import SessionIdRefused, SessionNotFound, ThreadIdInvalid
 from api.runs.log.protocols import RunStore, SessionStore, ThreadStore
 from api.runs.log.threads import ThreadRecord
+from api.runs.metadata_filter import matches
 from contracts import ID_PATTERN
 
 if TYPE_CHECKING:
@@ -23,6 +29,7 @@ if TYPE_CHECKING:
     from agent import Clock, IdFactory
     from api.runs.access import AccessPolicy
     from api.runs.log.records import RunRecord
+    from api.runs.metadata_filter import MetadataFilter
     from api.runs.principal import Principal
 
 __all__ = ("ThreadBook", "ThreadLog")
@@ -42,6 +49,16 @@ class ThreadBook:
         self._access = access
         self._ids = ids
         self._clock = clock
+        self._where: MetadataFilter | None = None
+        self._stamped: dict[str, Any] | None = None
+
+    def narrowed(self, where: MetadataFilter | None, stamped: dict[str, Any] | None = None) -> ThreadBook:
+        """This book as one request sees it: only the threads whose metadata match ``where`` exist (any other is
+        a 404, absent from searches), and a thread it creates gets ``stamped`` over the metadata it was given."""
+        view = copy.copy(self)
+        view._where = where
+        view._stamped = stamped
+        return view
 
     async def create(
         self, thread_id: str | None, metadata: dict[str, Any], principal: Principal
@@ -54,9 +71,15 @@ class ThreadBook:
             raise SessionIdRefused
         now = self._now()
         thread = ThreadRecord(
-            thread_id=thread_id or self._ids.new("s"), metadata=metadata, created_at=now, updated_at=now
+            thread_id=thread_id or self._ids.new("s"),
+            metadata={**metadata, **(self._stamped or {})},
+            created_at=now,
+            updated_at=now,
         )
-        return await self._log.create_thread(thread, self._access.session_access(principal))
+        made, created = await self._log.create_thread(thread, self._access.session_access(principal))
+        if not created and not matches(made.metadata, self._where):
+            raise SessionNotFound(f"There is no thread {made.thread_id}.")
+        return made, created
 
     async def copy(self, source: ThreadRecord, principal: Principal) -> ThreadRecord:
         """A new thread of ``principal``'s with a new id, ``source``'s graph and metadata (its checkpoints are the
@@ -77,8 +100,7 @@ class ThreadBook:
         known, owner = await self._log.session_owner(thread_id)
         if not known or not self._access.session_access(principal).may_continue(owner):
             raise SessionNotFound(f"There is no thread {thread_id}.")
-        found = await self._log.load_thread(thread_id)
-        return found if found is not None else await self._of_session(thread_id)
+        return await self._visible(thread_id)
 
     async def for_decider(self, thread_id: str, principal: Principal) -> ThreadRecord:
         """The thread of a run waiting at an interrupt that ``principal`` may decide though it is not theirs (an
@@ -87,11 +109,18 @@ class ThreadBook:
         record = None if run_id is None else await self._log.load_run(run_id)
         if record is None or record.snapshot.status != "waiting" or not self._access.may_decide(principal, record):
             raise SessionNotFound(f"There is no thread {thread_id}.")
-        found = await self._log.load_thread(thread_id)
-        return found if found is not None else await self._of_session(thread_id)
+        return await self._visible(thread_id)
 
     async def search(self, principal: Principal) -> list[ThreadRecord]:
-        return await self._log.search_threads(self._access.session_access(principal))
+        found = await self._log.search_threads(self._access.session_access(principal))
+        return [thread for thread in found if matches(thread.metadata, self._where)]
+
+    async def _visible(self, thread_id: str) -> ThreadRecord:
+        found = await self._log.load_thread(thread_id)
+        thread = found if found is not None else await self._of_session(thread_id)
+        if not matches(thread.metadata, self._where):
+            raise SessionNotFound(f"There is no thread {thread_id}.")
+        return thread
 
     async def used(self, thread: ThreadRecord, graph_id: str) -> None:
         """A run of ``graph_id`` began on ``thread``: it is the thread's graph now, and its last use."""

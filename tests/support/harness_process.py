@@ -16,7 +16,7 @@ from tests.e2e.conftest import free_port
 from tests.support.processes import stop
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
 __all__ = ("HarnessProcess", "serve_once")
 
@@ -24,7 +24,9 @@ __all__ = ("HarnessProcess", "serve_once")
 class HarnessProcess:
     """One instance; ``await start()`` returns once ``/healthz`` answers 200."""
 
-    def __init__(self, env: Mapping[str, str], *, port: int | None = None) -> None:
+    def __init__(self, env: Mapping[str, str], *, port: int | None = None, args: Sequence[str] = ()) -> None:
+        """``args``: more of ``harness serve``'s (``--config PATH``)."""
+        self.args = list(args)
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._env = {**os.environ, **env, "HARNESS_PORT": str(self.port)}
@@ -34,7 +36,10 @@ class HarnessProcess:
 
     async def start(self, *, within_s: float = 30) -> HarnessProcess:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "serve"], env=self._env, stdout=self._log, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "api.cli", "serve", *self.args],
+            env=self._env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
         )
         async with httpx.AsyncClient() as client:
             for _ in range(int(within_s / 0.05)):

@@ -97,8 +97,8 @@ def test_every_other_key_is_collected_as_ignored_and_none_is_fatal(tmp_path: Pat
                 "$schema": "https://langgra.ph/schema.json",
                 "python_version": "3.12",
                 "dockerfile_lines": ["RUN true"],
-                "store": {"index": {"dims": 3}},
-                "auth": {"path": "./auth.py:auth"},
+                "store": {"ttl": {"default_ttl": 5}},
+                "auth": {"path": "./auth.py:auth", "disable_studio_auth": True},
                 "http": {"cors": {}},
                 "my_own_setting": True,
                 "graphs": {"a": {"path": "./a.py:g", "tags": ["x"]}},
@@ -109,15 +109,17 @@ def test_every_other_key_is_collected_as_ignored_and_none_is_fatal(tmp_path: Pat
     config = read_graphs_config(path)
 
     assert config.ignored_keys == (
-        "auth",
+        "auth.disable_studio_auth",
         "dockerfile_lines",
         "graphs.a.tags",
         "http",
         "my_own_setting",
         "python_version",
-        "store",
+        "store.ttl",
     )
     assert [spec.graph_id for spec in config.graphs] == ["a"]
+    assert config.auth is not None
+    assert (config.auth.file, config.auth.attribute) == (tmp_path / "auth.py", "auth")
 
 
 @pytest.mark.parametrize(
@@ -143,6 +145,9 @@ def test_every_other_key_is_collected_as_ignored_and_none_is_fatal(tmp_path: Pat
             "Expected `array`, got `str` - at `dependencies`",
         ),
         (b'{"graphs": {"a": "./a.py:g"}, "dependencies": ["./nowhere"]}', "dependency './nowhere' is not a folder"),
+        (b'{"graphs": {"a": "./a.py:g"}, "auth": "./auth.py:auth"}', "Expected `object | null`, got `str` - at `auth`"),
+        (b'{"graphs": {"a": "./a.py:g"}, "auth": {"path": 5}}', "Expected `str`, got `int` - at `auth.path`"),
+        (b'{"graphs": {"a": "./a.py:g"}, "auth": {"path": "./auth.py"}}', "auth.path is './auth.py'; expected"),
     ],
 )
 def test_a_malformed_file_is_one_line_naming_the_file_and_the_problem(
@@ -218,3 +223,45 @@ def test_a_checkpointer_that_is_not_an_object_is_a_config_error(tmp_path: Path) 
 
     with pytest.raises(ConfigError, match=r"Expected `object \| null`, got `int` - at `checkpointer`$"):
         read_graphs_config(path)
+
+
+def test_store_index_names_an_embedding_function_its_dimensions_and_fields(tmp_path: Path) -> None:
+    path = write_project(
+        tmp_path,
+        {
+            "langgraph.json": {
+                "graphs": {"a": "./a.py:g"},
+                "store": {"index": {"embed": "./embed.py:embed", "dims": 8, "fields": ["text", "tags[*]"]}},
+            }
+        },
+    )
+
+    config = read_graphs_config(path)
+
+    assert config.store_index is not None
+    assert (config.store_index.embed.file, config.store_index.embed.attribute) == (tmp_path / "embed.py", "embed")
+    assert (config.store_index.dims, config.store_index.fields) == (8, ("text", "tags[*]"))
+    assert "store" not in config.ignored_keys
+    unset = read_graphs_config(write_project(tmp_path / "plain", {"langgraph.json": {"graphs": {"a": "./a.py:g"}}}))
+    assert unset.store_index is None
+
+
+@pytest.mark.parametrize(
+    ("index", "problem"),
+    [
+        ({"dims": 3}, "Object missing required field `embed` - at `store.index`"),
+        ({"embed": "./e.py:f", "dims": 0}, "store.index.dims must be a positive number of dimensions, found 0"),
+        ({"embed": "./e.py:f", "dims": 3, "size": 1}, "Object contains unknown field `size` - at `store.index`"),
+        ({"embed": "./e.py:f", "dims": 3, "fields": [" "]}, "store.index.fields holds an empty path"),
+        ({"embed": "openai:text-embedding-3-small", "dims": 3}, "a model provider's; this service embeds with a"),
+        ({"embed": "embed", "dims": 3}, "store.index.embed is 'embed'; expected './path/to/file.py:attribute'"),
+    ],
+)
+def test_a_store_index_that_cannot_be_used_stops_the_start(tmp_path: Path, index: object, problem: str) -> None:
+    path = write_project(tmp_path, {"langgraph.json": {"graphs": {"a": "./a.py:g"}, "store": {"index": index}}})
+
+    with pytest.raises(ConfigError) as raised:
+        read_graphs_config(path)
+
+    assert problem in str(raised.value)
+    assert str(path) in str(raised.value)

@@ -1,0 +1,323 @@
+"""The ``@auth.on`` handlers of langgraph.json's ``auth.path``, called before the operation each route does.
+
+One guard (``authorize_route``, on every route when ``auth.path`` is given) names the route's resource and action
+as the Agent Server does (``ROUTE_ACTIONS``: ``POST /threads`` is ``threads.create``, a run started by any protocol
+``threads.create_run``, ``PUT /store/items`` ``store.put``, ...), builds the value the Agent Server passes for it
+from the path, the query and the JSON body, and calls the handler (``CustomAuth.authorize``). False is a 403.
+What it returns and the value as it left it (``Decision``) are kept for the route:
+
+- threads: the request's ``ThreadBook`` is narrowed to the threads whose metadata match the filter (any other is
+  a 404 and absent from searches, whichever protocol asks), and a thread the request creates gets the metadata
+  the handler wrote; a route naming a thread in its path (its state, history, runs, delete, copy) is a 404 at once
+  for a thread the filter excludes;
+- assistants: an assistant whose metadata the filter excludes is a 404 and absent from searches;
+- store: the namespace the handler wrote is the one used; the filter holds on the items' values
+  (``api.routes.store``).
+
+Ownership by subject holds beneath all of it: a filter narrows what a subject sees, never widens it. The
+service's own routes (``/runs/{id}``, ``/approvals``, feedback, sessions, knowledge) call no handler: their
+objects are the subject's by ownership alone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from litestar import Request
+
+from api.auth.custom_user import AuthUser
+from api.runs.metadata_filter import MetadataFilter
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from litestar.connection import ASGIConnection
+    from litestar.handlers.base import BaseRouteHandler
+    from litestar.types import Scope
+
+    from api.auth.custom import CustomAuth
+    from api.runs.threads import ThreadBook
+
+__all__ = ("ROUTE_ACTIONS", "Decision", "authorize_route", "decision_of", "narrowed_threads")
+
+_DECISION = "harness.auth_decision"
+"""Where a request's ``Decision`` is kept in its scope."""
+
+
+class Decision(msgspec.Struct, frozen=True, kw_only=True):
+    """What a request's ``@auth.on`` handler decided."""
+
+    resource: str
+    action: str
+    value: dict[str, Any]
+    """The value the handler was given, as it left it (``metadata`` it stamped, a ``namespace`` it rewrote)."""
+    where: MetadataFilter | None = None
+    """The filter it returned; None: it allowed without one."""
+
+
+def _object(body: Any) -> dict[str, Any]:
+    return body if isinstance(body, dict) else {}
+
+
+def _thread(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del query, body
+    return {"thread_id": path.get("thread_id"), "run_id": path.get("run_id")}
+
+
+def _thread_create(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del path, query
+    given = _object(body)
+    return {
+        "thread_id": given.get("thread_id"),
+        "metadata": dict(_object(given.get("metadata"))),
+        "if_exists": given.get("if_exists", "raise"),
+        "ttl": given.get("ttl"),
+    }
+
+
+def _thread_update(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    return {"thread_id": path.get("thread_id"), "run_id": path.get("run_id"), "action": query.get("action")} | (
+        {"values": _object(body).get("values")} if body is not None else {}
+    )
+
+
+def _thread_search(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del path, query
+    given = _object(body)
+    return {
+        "metadata": dict(_object(given.get("metadata"))),
+        "values": given.get("values"),
+        "status": given.get("status"),
+        "limit": given.get("limit", 10),
+        "offset": given.get("offset", 0),
+        "ids": given.get("ids"),
+        "thread_id": None,
+    }
+
+
+_RUN_FIELDS = ("assistant_id", "metadata", "multitask_strategy", "if_not_exists", "after_seconds", "webhook")
+
+
+def _run_create(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del query
+    given = _object(body)
+    return {
+        "thread_id": path.get("thread_id"),
+        "assistant_id": given.get("assistant_id"),
+        "run_id": None,
+        "status": "pending",
+        "metadata": dict(_object(given.get("metadata"))),
+        "prevent_insert_if_inflight": True,
+        "multitask_strategy": given.get("multitask_strategy", "enqueue"),
+        "if_not_exists": given.get("if_not_exists", "reject"),
+        "after_seconds": given.get("after_seconds"),
+        "kwargs": {key: item for key, item in given.items() if key not in _RUN_FIELDS},
+    }
+
+
+def _chat_run(thread_key: str) -> Callable[[Mapping[str, Any], Mapping[str, str], Any], dict[str, Any]]:
+    """A run a chat protocol starts: its thread is the body's ``thread_key`` (AG-UI's ``threadId``, the AI SDK's
+    ``id``, ``/chat``'s ``session_id``), its assistant the path's."""
+
+    def value(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+        del query
+        given = _object(body)
+        return {
+            "thread_id": given.get(thread_key),
+            "assistant_id": path.get("assistant_id"),
+            "run_id": None,
+            "status": "pending",
+            "metadata": {},
+            "multitask_strategy": "reject",
+            "if_not_exists": "create",
+            "kwargs": {},
+        }
+
+    return value
+
+
+def _assistant(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del query, body
+    return {"assistant_id": path.get("assistant_id")}
+
+
+def _assistant_search(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del path, query
+    given = _object(body)
+    return {
+        "graph_id": given.get("graph_id"),
+        "metadata": dict(_object(given.get("metadata"))),
+        "limit": given.get("limit", 10),
+        "offset": given.get("offset", 0),
+    }
+
+
+def _labels(given: Any) -> tuple[str, ...]:
+    return tuple(str(label) for label in given) if isinstance(given, list) else ()
+
+
+def _store_item(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del path
+    if body is None:  # GET /store/items: the namespace is the query's, its labels joined with "."
+        labels = query.get("namespace", "")
+        return {"namespace": tuple(labels.split(".")) if labels else (), "key": query.get("key")}
+    given = _object(body)
+    return {"namespace": _labels(given.get("namespace")), "key": given.get("key")}
+
+
+def _store_put(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    given = _object(body)
+    return _store_item(path, query, body) | {"value": given.get("value"), "index": given.get("index")}
+
+
+def _store_search(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del path, query
+    given = _object(body)
+    return {
+        "namespace": _labels(given.get("namespace_prefix")),
+        "filter": given.get("filter"),
+        "limit": given.get("limit", 10),
+        "offset": given.get("offset", 0),
+        "query": given.get("query"),
+    }
+
+
+def _store_namespaces(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del path, query
+    given = _object(body)
+    return {
+        "namespace": _labels(given.get("prefix")) or None,
+        "suffix": _labels(given.get("suffix")) or None,
+        "max_depth": given.get("max_depth"),
+        "limit": given.get("limit", 100),
+        "offset": given.get("offset", 0),
+    }
+
+
+_READ_THREAD = ("threads", "read", _thread)
+_CREATE_RUN = ("threads", "create_run", _run_create)
+ROUTE_ACTIONS: dict[str, tuple[str, str, Callable[[Mapping[str, Any], Mapping[str, str], Any], dict[str, Any]]]] = {
+    "createThread": ("threads", "create", _thread_create),
+    "getThread": _READ_THREAD,
+    "deleteThread": ("threads", "delete", _thread),
+    "copyThread": _READ_THREAD,
+    "searchThreads": ("threads", "search", _thread_search),
+    "getThreadState": _READ_THREAD,
+    "updateThreadState": ("threads", "update", _thread_update),
+    "getThreadHistory": _READ_THREAD,
+    "createThreadRun": _CREATE_RUN,
+    "streamThreadRun": _CREATE_RUN,
+    "waitThreadRun": _CREATE_RUN,
+    "streamStatelessRun": _CREATE_RUN,
+    "waitStatelessRun": _CREATE_RUN,
+    "listThreadRuns": _READ_THREAD,
+    "getThreadRun": _READ_THREAD,
+    "joinThreadRun": _READ_THREAD,
+    "joinThreadRunStream": _READ_THREAD,
+    "joinStatelessRunStream": _READ_THREAD,
+    "deleteThreadRun": ("threads", "delete", _thread),
+    "cancelThreadRun": ("threads", "update", _thread_update),
+    "runAgUi": ("threads", "create_run", _chat_run("threadId")),
+    "runAgUiGraph": ("threads", "create_run", _chat_run("threadId")),
+    "aiSdkChat": ("threads", "create_run", _chat_run("id")),
+    "aiSdkGraphChat": ("threads", "create_run", _chat_run("id")),
+    "aiSdkReconnect": ("threads", "read", lambda path, query, body: {"thread_id": path.get("chat_id")}),
+    "aiSdkGraphReconnect": ("threads", "read", lambda path, query, body: {"thread_id": path.get("chat_id")}),
+    "chat": ("threads", "create_run", _chat_run("session_id")),
+    "resumeChat": ("threads", "create_run", _chat_run("session_id")),
+    "searchAssistants": ("assistants", "search", _assistant_search),
+    "getAssistant": ("assistants", "read", _assistant),
+    "getAssistantGraph": ("assistants", "read", _assistant),
+    "getAssistantSchemas": ("assistants", "read", _assistant),
+    "putStoreItem": ("store", "put", _store_put),
+    "getStoreItem": ("store", "get", _store_item),
+    "deleteStoreItem": ("store", "delete", _store_item),
+    "searchStoreItems": ("store", "search", _store_search),
+    "listStoreNamespaces": ("store", "list_namespaces", _store_namespaces),
+}
+"""Each route's resource and action, as the Agent Server names them, and how its value is built."""
+
+_RPC_ACTIONS = {
+    "SendMessage": "create_run",
+    "SendStreamingMessage": "create_run",
+    "tools/call": "create_run",
+    "GetTask": "read",
+    "SubscribeToTask": "read",
+    "CancelTask": "update",
+}
+"""A2A's and MCP's JSON-RPC methods that touch a thread (the others, an agent card, ``tools/list``, none)."""
+_RPC_ROUTES = frozenset({"a2aJsonRpc", "mcpMessage"})
+_THREAD_MADE_BY_RUN = frozenset({"createThreadRun", "streamThreadRun", "waitThreadRun"})
+"""Routes whose path may name a thread the run creates (``if_not_exists: create``): not looked up first."""
+
+
+async def authorize_route(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    """The guard: the route's ``@auth.on`` handler, called with its value; its ``Decision`` kept for the route."""
+    user = connection.scope.get("auth")
+    custom: CustomAuth | None = connection.app.state.get("custom_auth")
+    operation = getattr(handler, "operation_id", None)
+    if not isinstance(user, AuthUser) or custom is None or not isinstance(operation, str):
+        return
+    found = await _route_action(connection, operation)
+    if found is None:
+        return
+    resource, action, value_of = found
+    if not custom.has_handler(resource, action):
+        return
+    body = await _json_body(connection)
+    value = value_of(connection.path_params, dict(connection.query_params.items()), body)
+    where = await custom.authorize(user, resource, action, value)
+    decision = Decision(resource=resource, action=action, value=value, where=where)
+    connection.scope[_DECISION] = decision  # type: ignore[literal-required]
+    thread_id = connection.path_params.get("thread_id")
+    if resource == "threads" and where and thread_id and operation not in _THREAD_MADE_BY_RUN:
+        threads: ThreadBook = connection.app.state.runs.threads
+        await threads.narrowed(where).get(thread_id, connection.scope["user"])  # a thread it excludes: 404
+
+
+def decision_of(scope: Scope) -> Decision | None:
+    """The request's ``Decision``; None when no handler was called (no ``auth.path``, or none for this route)."""
+    found = scope.get(_DECISION)
+    return found if isinstance(found, Decision) else None
+
+
+def narrowed_threads(scope: Scope, threads: ThreadBook) -> ThreadBook:
+    """The threads the request may see and what a thread it creates carries (``ThreadBook.narrowed``)."""
+    decision = decision_of(scope)
+    if decision is None or decision.resource != "threads":
+        return threads
+    stamped = decision.value.get("metadata") if decision.action in ("create", "create_run") else None
+    return threads.narrowed(decision.where, stamped if isinstance(stamped, dict) else None)
+
+
+async def _route_action(
+    connection: ASGIConnection[Any, Any, Any, Any], operation: str
+) -> tuple[str, str, Callable[[Mapping[str, Any], Mapping[str, str], Any], dict[str, Any]]] | None:
+    if operation not in _RPC_ROUTES:
+        return ROUTE_ACTIONS.get(operation)
+    call = _object(await _json_body(connection))
+    action = _RPC_ACTIONS.get(str(call.get("method")))
+    if action is None:
+        return None
+    params = _object(call.get("params"))
+    message = _object(params.get("message"))
+    thread_id = message.get("contextId") or params.get("contextId")
+
+    def value(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+        del query, body
+        return {"thread_id": thread_id, "assistant_id": path.get("assistant_id"), "metadata": {}}
+
+    return "threads", action, value
+
+
+async def _json_body(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
+    if connection.scope.get("method") not in ("POST", "PUT", "PATCH", "DELETE"):
+        return None
+    raw = await Request(connection.scope, connection.receive).body()
+    if not raw:
+        return None
+    try:
+        return msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return None
