@@ -12,7 +12,8 @@ What it returns and the value as it left it (``Decision``) are kept for the rout
   for a thread the filter excludes;
 - assistants: an assistant whose metadata the filter excludes is a 404 and absent from searches;
 - store: the namespace the handler wrote is the one used; the filter holds on the items' values
-  (``api.routes.store``).
+  (``api.routes.store``);
+- crons: the handler decides (False is a 403); the filter it returns is not applied to crons yet (ADR 49).
 
 Ownership by subject holds beneath all of it: a filter narrows what a subject sees, never widens it. The
 service's own routes (``/runs/{id}``, ``/approvals``, feedback, sessions, knowledge) call no handler: their
@@ -195,6 +196,38 @@ def _store_namespaces(path: Mapping[str, Any], query: Mapping[str, str], body: A
     }
 
 
+def _cron_create(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del query
+    given = _object(body)
+    payload = {key: item for key, item in given.items() if key not in ("schedule", "end_time")}
+    return {
+        "payload": payload,
+        "schedule": given.get("schedule"),
+        "cron_id": None,
+        "thread_id": path.get("thread_id"),
+        "user_id": None,
+        "end_time": given.get("end_time"),
+    }
+
+
+def _cron(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del query
+    given = _object(body)
+    changed = {key: item for key, item in given.items() if key not in ("schedule",)}
+    return {"cron_id": path.get("cron_id")} | ({"payload": changed, "schedule": given.get("schedule")} if given else {})
+
+
+def _cron_search(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+    del path, query
+    given = _object(body)
+    return {
+        "assistant_id": given.get("assistant_id"),
+        "thread_id": given.get("thread_id"),
+        "limit": given.get("limit", 10),
+        "offset": given.get("offset", 0),
+    }
+
+
 _READ_THREAD = ("threads", "read", _thread)
 _CREATE_RUN = ("threads", "create_run", _run_create)
 ROUTE_ACTIONS: dict[str, tuple[str, str, Callable[[Mapping[str, Any], Mapping[str, str], Any], dict[str, Any]]]] = {
@@ -235,6 +268,12 @@ ROUTE_ACTIONS: dict[str, tuple[str, str, Callable[[Mapping[str, Any], Mapping[st
     "deleteStoreItem": ("store", "delete", _store_item),
     "searchStoreItems": ("store", "search", _store_search),
     "listStoreNamespaces": ("store", "list_namespaces", _store_namespaces),
+    "createCron": ("crons", "create", _cron_create),
+    "createThreadCron": ("crons", "create", _cron_create),
+    "searchCrons": ("crons", "search", _cron_search),
+    "countCrons": ("crons", "search", _cron_search),
+    "updateCron": ("crons", "update", _cron),
+    "deleteCron": ("crons", "delete", _cron),
 }
 """Each route's resource and action, as the Agent Server names them, and how its value is built."""
 
