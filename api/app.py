@@ -38,10 +38,10 @@ from api.routes.approvals import list_approvals
 from api.routes.assistants import get_assistant, get_assistant_graph, get_assistant_schemas, search_assistants
 from api.routes.crons import count_crons, create_cron, create_thread_cron, delete_cron, search_crons, update_cron
 from api.routes.feedback import post_feedback
-from api.routes.run_case import get_run_case
 from api.routes.health import healthz
 from api.routes.knowledge import get_document
 from api.routes.mcp import mcp_delete, mcp_get, mcp_post
+from api.routes.run_case import get_run_case
 from api.routes.runs import cancel_run, get_run, run_events
 from api.routes.sessions import delete_session
 from api.routes.spa import index, spa_asset
@@ -84,6 +84,7 @@ from api.runs.stores import open_run_stores
 from api.runs.stream.follow import RunStreams
 from api.runs.threads import ThreadBook
 from api.settings import Settings
+from api.webhooks import WebhookSender, open_webhook_outbox
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -171,10 +172,18 @@ def create_app(
             open_agent(settings.agent, llm=llm, clock=clock, ids=ids, tracer_provider=tracer_provider) as agent,
             open_run_stores(settings.runs, agent.stores) as (log, cluster),
             open_cron_store(agent.stores, settings.agent.data_dir) as cron_store,
+            open_webhook_outbox(agent.stores, settings.agent.data_dir) as outbox,
             for_every_task(),  # the graph runs' traces: runs start in request tasks, outside the lifespan's context
         ):
             graphs = await open_graphs(settings, agent)
             metered = metrics.meter_log(log, store="redis" if settings.shared else "sqlite")
+            webhooks = WebhookSender(
+                outbox,
+                settings.webhooks,
+                load_run=metered.load_run,
+                clock=clock,
+                counted=lambda outcome: metrics.instruments.webhook_deliveries.labels(outcome=outcome).inc(),
+            )
             runs = RunRegistry(
                 agent,
                 metered,
@@ -184,9 +193,11 @@ def create_app(
                 graphs=graphs,
                 cluster=metrics.meter_cluster(cluster),
                 crons=cron_store,
+                webhooks=webhooks,
             )
             metrics.watch(runs)
             await runs.open()
+            webhooks.start()
             scheduler = CronScheduler(
                 cron_store,
                 runs,
@@ -215,6 +226,7 @@ def create_app(
                     yield
             finally:
                 await scheduler.stop()
+                await webhooks.stop()
                 await runs.close()
 
     custom_auth = load_custom_auth(settings.graphs_config, identity_configured=settings.auth.enabled)

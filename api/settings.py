@@ -15,6 +15,7 @@ from api.online_eval.settings import OnlineEvalSettings
 from api.request_checks.allowed_hosts import default_allowed_hosts, parse_allowed_hosts
 from api.request_checks.cross_origin import parse_cors_origins
 from api.runs.settings import RunSettings
+from api.webhooks.settings import WebhookSettings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -79,6 +80,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Identity: off by default (one user, no login); see ``AuthConfig``."""
     online_eval: OnlineEvalSettings = msgspec.field(default_factory=OnlineEvalSettings)
     """Finished runs scored in the background (``HARNESS_ONLINE_EVAL_*``; off by default; docs/evaluation.md)."""
+    webhooks: WebhookSettings = msgspec.field(default_factory=WebhookSettings)
+    """Where runs' ``webhook`` may point, the secret deliveries are signed with, and how they are retried
+    (``HARNESS_WEBHOOK_*``; ADR 46)."""
     agent: AgentConfig = msgspec.field(default_factory=AgentConfig)
 
     @property
@@ -163,6 +167,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             metrics_token=(env.get("HARNESS_METRICS_TOKEN") or "").strip() or None,
             auth=AuthConfig.from_env(env),
             online_eval=OnlineEvalSettings.from_env(env),
+            webhooks=WebhookSettings.from_env(env),
             agent=agent,
         )
 

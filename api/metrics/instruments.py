@@ -125,6 +125,14 @@ class Instruments:
             ["outcome"],
             registry=registry,
         )
+        self.webhook_deliveries = Counter(
+            "harness_webhook_deliveries",
+            "Webhook delivery attempts this instance made, by outcome: delivered (a 2xx), retried (a 408, 429, 5xx, "
+            "connection error or timeout, to be tried again), failed (given up: attempts exhausted, another answer, "
+            "or a host not allowed); dropped: a delivery whose run was removed before it ended.",
+            ["outcome"],
+            registry=registry,
+        )
         self.leases_lost = Counter(
             "harness_leases_lost",
             "Runs this instance stopped executing because another instance took them over (its lease ran out).",

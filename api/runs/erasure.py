@@ -37,9 +37,10 @@ if TYPE_CHECKING:
     from api.runs.log.records import RunRecord
     from api.runs.principal import Principal
     from api.runs.run import Run
+    from api.runs.webhooks import Webhooks
     from contracts import RunSnapshot
 
-__all__ = ("ErasableLog", "Forgotten", "LiveRuns", "SessionErasure", "StoreEraser")
+__all__ = ("Crons", "ErasableLog", "Forgotten", "LiveRuns", "SessionErasure", "StoreEraser")
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +73,14 @@ class LiveRuns(Protocol):
         ...
 
 
+class Crons(Protocol):
+    """The crons (``api.crons``): a thread's go with it, a subject's with an erasure of the subject."""
+
+    async def forget_threads(self, thread_ids: Sequence[str]) -> int: ...
+
+    async def forget_owners(self, owners: Sequence[str]) -> int: ...
+
+
 class Forgotten(msgspec.Struct, kw_only=True):
     """What a purge or an erasure removed."""
 
@@ -93,9 +102,14 @@ class Forgotten(msgspec.Struct, kw_only=True):
 class StoreEraser:
     """Removes finished runs and emptied sessions from every store: the event log and the agent's stores."""
 
-    def __init__(self, log: ErasableLog, stores: AgentStores) -> None:
+    def __init__(
+        self, log: ErasableLog, stores: AgentStores, crons: Crons | None = None, webhooks: Webhooks | None = None
+    ) -> None:
         self._log = log
         self._stores = stores
+        self._crons = crons
+        self._webhooks = webhooks
+        """The deliveries of the runs removed go with them (``api.webhooks``)."""
         self._live: dict[str, asyncio.Event] = {}
         """The sessions a hold of this process's has, each with the event its end sets."""
 
@@ -132,7 +146,12 @@ class StoreEraser:
 
     async def forget(self, runs: Sequence[tuple[str, str]], sessions: Sequence[str]) -> Forgotten:
         """Remove the finished ``(run_id, session_id)`` runs, and the ``sessions`` (none of whose runs may remain
-        but these): checkpoints and interactions first, then the runs, then what is kept of the sessions."""
+        but these): their crons, checkpoints and interactions first, then the runs, then what is kept of the
+        sessions."""
+        if self._crons is not None and sessions:
+            await self._crons.forget_threads(sessions)
+        if self._webhooks is not None:
+            await self._webhooks.forget([run_id for run_id, _ in runs], sessions)
         await self._stores.erase_sessions(sessions)
         interactions = await self._stores.interactions.erase(
             run_ids=[run_id for run_id, _ in runs], session_ids=sessions
@@ -144,6 +163,8 @@ class StoreEraser:
     async def forget_runs(self, runs: Sequence[tuple[str, str]]) -> Forgotten:
         """Remove the finished ``(run_id, session_id)`` runs alone (their interactions, records and events); their
         sessions and checkpoints stay. Then leave nothing of them in the stores' files."""
+        if self._webhooks is not None:
+            await self._webhooks.forget([run_id for run_id, _ in runs], [])
         interactions = await self._stores.interactions.erase(run_ids=[run_id for run_id, _ in runs])
         events = await self._log.erase_runs(runs)
         await self.compact()
@@ -151,7 +172,9 @@ class StoreEraser:
 
     async def forget_subjects(self, subjects: Sequence[str]) -> int:
         """Remove the long-term store's items of ``subjects`` (the store spans their threads, so erasing a session
-        leaves it; a deleted account takes it); how many went."""
+        leaves it; a deleted account takes it), and the crons they made; how many items went."""
+        if self._crons is not None:
+            await self._crons.forget_owners(subjects)
         store = self._stores.graph_store
         if store is None:
             return 0

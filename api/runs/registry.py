@@ -58,9 +58,11 @@ if TYPE_CHECKING:
     from agent.graphs import GraphRegistry, RegisteredGraph
     from api.runs.cluster.protocol import Cluster
     from api.runs.cluster.quotas import StreamQuota
+    from api.runs.erasure import Crons
     from api.runs.log.protocols import EventLog
     from api.runs.settings import RunSettings
     from api.runs.stream.feed import Follower, RunFeed
+    from api.runs.webhooks import Webhooks
     from contracts import PendingApproval, ResumeRequest
 
 __all__ = ("RunRegistry",)
@@ -92,7 +94,11 @@ class RunRegistry:
         ids: IdFactory,
         graphs: GraphRegistry,
         cluster: Cluster | None = None,
+        crons: Crons | None = None,
+        webhooks: Webhooks | None = None,
     ) -> None:
+        """``crons``: what removes a deleted thread's crons, and an erased subject's (``api.crons``); ``webhooks``:
+        what delivers a run with a ``webhook`` when it ends (``api.webhooks``)."""
         self.agent = agent
         self.graphs = graphs
         """Every graph the service serves (the support agent is ``support``)."""
@@ -130,7 +136,8 @@ class RunRegistry:
         """Every stream of a run on this instance follows it here, in the encoding of its protocol."""
         self.threads = ThreadBook(log, access=self.access, ids=ids, clock=clock)
         """The Agent Protocol's threads (sessions with a graph, metadata and times)."""
-        self.eraser = StoreEraser(log, agent.stores)
+        self._webhooks = webhooks
+        self.eraser = StoreEraser(log, agent.stores, crons, webhooks)
         self.erasure = SessionErasure(self, log, self.eraser, access=self.access, lease_s=settings.run_lease_s)
         self._retention = (
             RetentionLoop(self.eraser, settings, clock=clock, cluster=cluster)
@@ -232,6 +239,7 @@ class RunRegistry:
         new_thread = thread_id is None
         thread_id = thread_id or self._ids.new("s")
         record = self._new_record(thread_id, principal, graph=options)
+        await self._expect_webhook(record)
         access = self.access.session_access(principal)
         busy = await self.log.begin_run(record, access, new_session=new_thread)
         for _ in range(_ATTEMPTS if interrupt_busy or rollback_busy else 0):
@@ -240,6 +248,7 @@ class RunRegistry:
             await self._clear_thread(thread_id, roll_back=rollback_busy)
             busy = await self.log.begin_run(record, access)
         if busy is not None:
+            await self._unexpect_webhook(record)
             raise SessionBusy(
                 f"Thread {thread_id} has run {busy} unfinished; wait for it, resume or cancel it, or ask for "
                 "multitask_strategy enqueue, interrupt or rollback.",
@@ -264,6 +273,7 @@ class RunRegistry:
         if carries_personal_data(thread_id):
             raise SessionIdRefused
         record = self._new_record(thread_id, principal, graph=options)
+        await self._expect_webhook(record)
         if await self.log.begin_run(record, self.access.session_access(principal)) is None:
             run = self._launch_new(record, registered, graph_input, principal)
             await asyncio.sleep(0)
@@ -363,6 +373,13 @@ class RunRegistry:
             if record is not None:
                 await self.log.release_run(found.run_id)
             raise RunNotPaused(f"Run {found.run_id} is being resumed or executed right now.")
+        if options.webhook is not None:  # the resumed run is delivered to the newest webhook asked for
+            record.graph.webhook = options.webhook
+            try:
+                await self._expect_webhook(record)
+            except BaseException:
+                await self.log.release_run(found.run_id)
+                raise
         record.graph.modes = sorted({*record.graph.modes, *options.modes})
         record.graph.stream_modes = sorted({*record.graph.stream_modes, *options.stream_modes})
         pending = record.snapshot.pending_approval
@@ -600,6 +617,8 @@ class RunRegistry:
             pending_approval=None,
             error=None,
         )
+        if graph is not None and principal.user is not None:
+            graph.auth_user = principal.user
         return RunRecord(snapshot=snapshot, owner=principal.subject, account_id=principal.account_id, graph=graph)
 
     async def _end_run(self, run_id: str, reason: str) -> None:
@@ -670,6 +689,8 @@ class RunRegistry:
         if run is not None:
             run.committed(seq)
             if run.settled and seq >= run.last_seq:
+                if run.finished and self._webhooks is not None and (graph := run.record.graph) and graph.webhook:
+                    self._webhooks.ended(run_id)
                 del self._live[run_id]
         self.feed.notify(run_id, seq)
 
@@ -683,6 +704,14 @@ class RunRegistry:
         run.abort("fenced")
         run.wake()
         self.feed.wake(run_id)
+
+    async def _expect_webhook(self, record: RunRecord) -> None:
+        if self._webhooks is not None and record.graph is not None and record.graph.webhook is not None:
+            await self._webhooks.expect(record)
+
+    async def _unexpect_webhook(self, record: RunRecord) -> None:
+        if self._webhooks is not None and record.graph is not None and record.graph.webhook is not None:
+            await self._webhooks.forget([record.run_id], [])
 
     def _refuse_when_closing(self) -> None:
         if self.closing:

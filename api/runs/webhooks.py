@@ -1,0 +1,27 @@
+"""What the run core asks of the webhooks (``api.webhooks``), which it knows only by this protocol."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from api.runs.log.records import RunRecord
+
+__all__ = ("Webhooks",)
+
+
+class Webhooks(Protocol):
+    async def expect(self, record: RunRecord) -> None:
+        """Before a run with a ``webhook`` starts (or a resume names one): refuse a URL not allowed, else record
+        that the run is to be delivered when it ends."""
+        ...
+
+    def ended(self, run_id: str) -> None:
+        """The end of a run with a ``webhook`` is committed here: deliver it now."""
+        ...
+
+    async def forget(self, run_ids: Sequence[str], session_ids: Sequence[str]) -> int:
+        """Remove the deliveries of these runs and of the runs of these sessions (refused runs, erasures)."""
+        ...

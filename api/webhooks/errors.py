@@ -1,0 +1,15 @@
+"""The webhooks' refusal, as problem+json (``api.exceptions``)."""
+
+from __future__ import annotations
+
+from api.exceptions import ApiError
+
+__all__ = ("WebhookNotAllowed",)
+
+
+class WebhookNotAllowed(ApiError):
+    """A run's ``webhook`` that is no http(s) URL, or names a host ``HARNESS_WEBHOOK_ALLOWED_HOSTS`` does not."""
+
+    status_code = 422
+    code = "webhook_not_allowed"
+    title = "Webhook not allowed"
