@@ -77,6 +77,7 @@ from contracts.agent_protocol import (
 )
 from contracts.agui import AgUiGraphRunInput
 from contracts.ai_sdk import AiSdkChatRequest
+from contracts.crons import Cron, CronCount, CronCreate, CronSearch, CronUpdate
 from contracts.store import (
     StoreDelete,
     StoreItem,
@@ -178,6 +179,11 @@ _CONTRACT_TYPES: tuple[Any, ...] = (
     StorePut,
     StoreSearch,
     StoreSearchResult,
+    Cron,
+    CronCreate,
+    CronUpdate,
+    CronSearch,
+    CronCount,
 )
 _NOT_SERVED_VALUES = {("cancelThreadRun", "action"): "rollback"}
 """Query values a route's type admits but the route refuses (422): the document lists only the served ones."""

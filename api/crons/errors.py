@@ -1,0 +1,22 @@
+"""The crons' refusals, as problem+json (``api.exceptions``)."""
+
+from __future__ import annotations
+
+from api.exceptions import ApiError, NotFound
+
+__all__ = ("CronNotFound", "CronRequestInvalid")
+
+
+class CronNotFound(NotFound):
+    """No cron of the caller's has the id (another subject's is not there to find)."""
+
+    code = "cron_not_found"
+    title = "Cron not found"
+
+
+class CronRequestInvalid(ApiError):
+    """A schedule croniter cannot read, a time zone that is no IANA name, an end time without an offset, ..."""
+
+    status_code = 422
+    code = "cron_request_invalid"
+    title = "Cron request invalid"

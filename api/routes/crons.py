@@ -1,0 +1,114 @@
+"""The Agent Server's crons, as langgraph-sdk's ``client.crons.*`` sends them: make one on a thread or for a new
+thread each firing, search and count the caller's, change one (``PATCH``), delete one.
+
+A cron belongs to the subject that made it: another subject's is ``404`` and absent from a search. Its run is
+checked as a run's body is when the cron is made (an unknown assistant, a refused option: ``422``), its schedule
+and time zone read then (``422 cron_request_invalid``). The scheduler (``api.crons.scheduler``) starts its runs.
+"""
+
+from __future__ import annotations
+
+from litestar import delete, patch, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody
+
+from api.auth import Principal
+from api.crons import CronBook, cron_view
+from api.openapi import problem_responses
+from contracts.crons import Cron, CronCount, CronCreate, CronSearch, CronUpdate
+
+__all__ = ("count_crons", "create_cron", "create_thread_cron", "delete_cron", "search_crons", "update_cron")
+
+TAG = "agent-protocol"
+
+
+@post(
+    "/runs/crons",
+    operation_id="createCron",
+    tags=[TAG],
+    status_code=200,
+    summary="Make a cron whose every firing runs on a new thread",
+    responses=problem_responses(401, 413, 415, 422),
+)
+async def create_cron(
+    data: JSONBody[CronCreate], *, crons: NamedDependency[CronBook], principal: NamedDependency[Principal]
+) -> Cron:
+    return cron_view(await crons.create(data, principal, None))
+
+
+@post(
+    "/threads/{thread_id:str}/runs/crons",
+    operation_id="createThreadCron",
+    tags=[TAG],
+    status_code=200,
+    summary="Make a cron that runs on the thread at each firing",
+    responses=problem_responses(401, 404, 413, 415, 422),
+)
+async def create_thread_cron(
+    thread_id: FromPath[str],
+    data: JSONBody[CronCreate],
+    *,
+    crons: NamedDependency[CronBook],
+    principal: NamedDependency[Principal],
+) -> Cron:
+    return cron_view(await crons.create(data, principal, thread_id))
+
+
+@post(
+    "/runs/crons/search",
+    operation_id="searchCrons",
+    tags=[TAG],
+    status_code=200,
+    summary="The caller's crons, filtered and sorted",
+    responses=problem_responses(401, 413, 415, 422),
+)
+async def search_crons(
+    data: JSONBody[CronSearch], *, crons: NamedDependency[CronBook], principal: NamedDependency[Principal]
+) -> list[Cron]:
+    return [cron_view(record) for record in await crons.search(data, principal)]
+
+
+@post(
+    "/runs/crons/count",
+    operation_id="countCrons",
+    tags=[TAG],
+    status_code=200,
+    summary="How many of the caller's crons match",
+    responses=problem_responses(401, 413, 415, 422),
+)
+async def count_crons(
+    data: JSONBody[CronCount], *, crons: NamedDependency[CronBook], principal: NamedDependency[Principal]
+) -> int:
+    return await crons.count(data, principal)
+
+
+@patch(
+    "/runs/crons/{cron_id:str}",
+    operation_id="updateCron",
+    tags=[TAG],
+    status_code=200,
+    summary="Change one of the caller's crons (the fields given; `end_time: null` clears its end)",
+    responses=problem_responses(401, 404, 413, 415, 422),
+)
+async def update_cron(
+    cron_id: FromPath[str],
+    data: JSONBody[CronUpdate],
+    *,
+    crons: NamedDependency[CronBook],
+    principal: NamedDependency[Principal],
+) -> Cron:
+    return cron_view(await crons.update(cron_id, data, principal))
+
+
+@delete(
+    "/runs/crons/{cron_id:str}",
+    operation_id="deleteCron",
+    tags=[TAG],
+    status_code=204,
+    summary="Delete one of the caller's crons (its runs stay)",
+    responses=problem_responses(401, 404),
+)
+async def delete_cron(
+    cron_id: FromPath[str], *, crons: NamedDependency[CronBook], principal: NamedDependency[Principal]
+) -> None:
+    await crons.delete(cron_id, principal)
