@@ -118,11 +118,17 @@ def render(report: OnlineReport) -> str:
         line = f"{row.assistant:<16} {row.scorer:<11} {row.passed:>6}/{row.runs:<6} pass rate "
         line += _estimate(row.pass_rate)
         if row.baseline is not None and row.change is not None:
-            p = "-" if row.change.p_value is None else f"{row.change.p_value:.4f}"
+            p = _p_value(row.change.p_value)
             effect = "-" if row.change.effect is None else f"{row.change.effect:+.3f}"
-            line += f"  baseline {_estimate(row.baseline)} (n={row.baseline.n})  change {effect} p={p}  {row.verdict}"
+            line += f"  baseline {_estimate(row.baseline)} (n={row.baseline.n})  change {effect} p{p}  {row.verdict}"
         lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _p_value(p: float | None) -> str:
+    if p is None:
+        return "-"
+    return "<0.0001" if p < 0.0001 else f"={p:.4f}"
 
 
 def _estimate(estimate: Estimate) -> str:
