@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import msgspec
+
 from api.auth.principal import Principal
 
 __all__ = ("AuthUser", "user_of")
@@ -54,6 +56,7 @@ class AuthUser:
             subject=self.identity,
             roles=frozenset(self.permissions),
             account_id=str(account_id) if account_id is not None else None,
+            user=msgspec.to_builtins(self._fields, enc_hook=str),  # kept in the run's record: JSON only
         )
 
     def dict(self) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 __all__ = ("ANONYMOUS", "Principal")
@@ -18,6 +20,10 @@ class Principal(msgspec.Struct, frozen=True, kw_only=True):
     token when the token is revoked. Never the token itself."""
     expires_at: float | None = None
     """When the token stops being valid (a JWT's ``exp``, Unix seconds); None: when it is revoked."""
+    user: dict[str, Any] | None = None
+    """What langgraph.json's ``@auth.authenticate`` said of the caller (``identity``, ``permissions`` and its own
+    fields), given to the graph runs it starts as ``configurable["langgraph_auth_user"]``, as the Agent Server
+    does; None with the service's own identity. (Such a principal has no ``credential``: it is never hashed.)"""
 
     @property
     def anonymous(self) -> bool:

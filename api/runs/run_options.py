@@ -99,10 +99,22 @@ def graph_run_config(run: Run, registered: RegisteredGraph, options: GraphRun | 
     }
     # whose items the graphs' long-term store reads and writes in this run (``agent.stores.graph_store``)
     store_subject = {STORE_SUBJECT_KEY: subject_label(run.record.owner)}
-    config["configurable"] = {**config.get("configurable", {}), **names, **store_subject}
+    config["configurable"] = {**config.get("configurable", {}), **names, **store_subject, **_auth_user(options)}
     metadata = without_reserved(options.metadata) if options is not None else {}
     config["metadata"] = {**config.get("metadata", {}), **metadata, **names}
     return config  # type: ignore[return-value]  # a RunnableConfig is this dict
+
+
+def _auth_user(options: GraphRun | None) -> dict[str, Any]:
+    """What the Agent Server names of langgraph.json's custom auth user in a run's ``configurable``."""
+    user = options.auth_user if options is not None else None
+    if user is None:
+        return {}
+    return {
+        "langgraph_auth_user": user,
+        "langgraph_auth_user_id": user.get("identity"),
+        "langgraph_auth_permissions": list(user.get("permissions", [])),
+    }
 
 
 def without_reserved(values: dict[str, Any]) -> dict[str, Any]:

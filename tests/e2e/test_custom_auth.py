@@ -149,6 +149,7 @@ async def test_thread_filters_hide_what_they_exclude_and_the_store_keeps_to_its_
 
     assert (shown["metadata"]["owner"], shown["metadata"]["team"]) == ("alice", "red"), "stamped on create"
     assert answer["messages"][-1]["content"] == "echo: hello"
+    assert answer["asked_by"] == "alice of team red", "the graph gets the user as on the Agent Server"
     assert made_by_run["messages"][-1]["content"] == "echo: hello", "a thread a run creates gets the stamp too"
     assert shown["thread_id"] in alice_sees
     assert hidden["thread_id"] not in alice_sees, "the filter hides a thread from its very owner"

@@ -101,6 +101,9 @@ class GraphRun(msgspec.Struct, kw_only=True):
     webhook: str | None = None
     """The URL the run is POSTed to when it ends (``api.webhooks``), checked against the allowed hosts when the run
     was asked for; a cron's runs carry the cron's."""
+    auth_user: dict[str, Any] | None = None
+    """The user langgraph.json's ``@auth.authenticate`` returned for whoever started the run (``Principal.user``),
+    its ``configurable["langgraph_auth_user"]``; None with the service's own identity."""
 
 
 class RunRecord(msgspec.Struct, kw_only=True):

@@ -133,7 +133,11 @@ def test_a_handler_that_takes_what_is_not_passed_or_none_at_all_stops_the_start(
     ],
 )
 def test_the_result_becomes_the_principal_subject_roles_and_account(result: object, principal: Principal) -> None:
-    assert user_of(result).principal() == principal
+    found = user_of(result).principal()
+
+    assert (found.subject, found.roles, found.account_id) == (principal.subject, principal.roles, principal.account_id)
+    assert found.user == {"permissions": [], **(result if isinstance(result, dict) else {"identity": result})}
+    assert found.credential is None, "nothing to revoke: the handler is asked on every request"
 
 
 def test_the_user_is_read_by_attribute_and_by_key_as_the_agent_servers() -> None:

@@ -1,10 +1,12 @@
-"""A graph of the tests' own for the custom auth: it answers each message with its echo (no model)."""
+"""A graph of the tests' own for the custom auth: it answers each message with its echo (no model), and notes who
+asked as the Agent Server tells a graph (``configurable["langgraph_auth_user"]``)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NotRequired
 
 from langchain_core.messages import AIMessage, AnyMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import START, StateGraph
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
@@ -12,10 +14,13 @@ from typing_extensions import TypedDict
 
 class State(TypedDict):
     messages: Annotated[list[AnyMessage], add_messages]
+    asked_by: NotRequired[str]
 
 
-def echo(state: State) -> State:
-    return {"messages": [AIMessage(content=f"echo: {state['messages'][-1].content}")]}
+def echo(state: State, config: RunnableConfig) -> State:
+    user = config["configurable"].get("langgraph_auth_user") or {}
+    asked_by = f"{config['configurable'].get('langgraph_auth_user_id')} of team {user.get('team')}"
+    return {"messages": [AIMessage(content=f"echo: {state['messages'][-1].content}")], "asked_by": asked_by}
 
 
 graph = StateGraph(State).add_node("echo", echo).add_edge(START, "echo").compile(name="echo")
