@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent import SupportRuns
-from agent.graphs import apply_graphs_config, load_graphs, open_registry, read_graphs_config
+from agent.graphs import apply_graphs_config, load_graphs, load_store_index, open_registry, read_graphs_config
 
 if TYPE_CHECKING:
     from agent import Agent
@@ -21,19 +21,27 @@ __all__ = ("check_graphs", "open_graphs")
 
 
 async def check_graphs(settings: Settings) -> None:
-    """Raise ``GraphLoadError`` (a ``ConfigError``) naming every configured graph that does not load."""
+    """Raise ``GraphLoadError`` (a ``ConfigError``) naming every configured graph that does not load, or a
+    ``ConfigError`` when the store's embedding function does not."""
     if settings.graphs_config is None:
         return
     config = read_graphs_config(settings.graphs_config)
     apply_graphs_config(config)
     await load_graphs(config, None)
+    load_store_index(config)
 
 
 async def open_graphs(settings: Settings, agent: Agent) -> GraphRegistry:
-    return await open_registry(
+    """The registry, its graphs on the agent's checkpointer and long-term store, which embeds with the config's
+    ``store.index``."""
+    graph_store = agent.stores.graph_store
+    registry = await open_registry(
         settings.graphs_config,
         support=agent.graph,
         support_hooks=SupportRuns(agent),
         checkpointer=agent.stores.checkpointer,
-        store=agent.stores.graph_store.for_runs() if agent.stores.graph_store is not None else None,
+        store=graph_store.for_runs() if graph_store is not None else None,
     )
+    if graph_store is not None:
+        graph_store.use_index(registry.store_index)
+    return registry

@@ -13,10 +13,25 @@
 
 from __future__ import annotations
 
-from agent.graphs.config import AuthSpec, GraphsConfig, GraphSpec, ThreadTtl, read_graphs_config
+from agent.graphs.config import (
+    AuthSpec,
+    GraphsConfig,
+    GraphSpec,
+    ObjectPath,
+    StoreIndexSpec,
+    ThreadTtl,
+    read_graphs_config,
+)
 from agent.graphs.environment import apply_graphs_config
 from agent.graphs.json_safe import DEFAULT_PART_LIMIT_BYTES, describe_error, to_json_safe
-from agent.graphs.loading import GraphFailure, GraphLoadError, LoadedGraph, load_auth_object, load_graphs
+from agent.graphs.loading import (
+    GraphFailure,
+    GraphLoadError,
+    LoadedGraph,
+    load_auth_object,
+    load_graphs,
+    load_store_index,
+)
 from agent.graphs.registry import (
     ASSISTANT_NAMESPACE,
     SUPPORT_GRAPH_ID,
@@ -60,12 +75,14 @@ __all__ = (
     "GraphStream",
     "GraphsConfig",
     "LoadedGraph",
+    "ObjectPath",
     "PartTranslator",
     "Pause",
     "RegisteredGraph",
     "RunContext",
     "RunHooks",
     "Settlement",
+    "StoreIndexSpec",
     "ThreadTtl",
     "apply_graphs_config",
     "approval_for",
@@ -76,6 +93,7 @@ __all__ = (
     "graph_topology",
     "load_auth_object",
     "load_graphs",
+    "load_store_index",
     "open_registry",
     "parse_modes",
     "read_graphs_config",

@@ -42,6 +42,7 @@ from langgraph.pregel import Pregel
 
 from agent.config import ConfigError
 from agent.guardrails import redact
+from agent.stores import StoreIndex
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
@@ -51,9 +52,9 @@ if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
 
     from agent.graphs.compiled import CompiledGraph
-    from agent.graphs.config import AuthSpec, GraphsConfig, GraphSpec
+    from agent.graphs.config import AuthSpec, GraphsConfig, GraphSpec, ObjectPath
 
-__all__ = ("GraphFailure", "GraphLoadError", "LoadedGraph", "load_auth_object", "load_graphs")
+__all__ = ("GraphFailure", "GraphLoadError", "LoadedGraph", "load_auth_object", "load_graphs", "load_store_index")
 
 logger = logging.getLogger(__name__)
 
@@ -140,8 +141,26 @@ async def load_graphs(
 def load_auth_object(config: GraphsConfig) -> object:
     """The object ``auth.path`` names (the caller checks that it is a ``langgraph_sdk.Auth``); a ``ConfigError``
     naming the file, the key and the user's line that failed when it cannot be imported."""
-    spec = config.auth
-    assert spec is not None, "a configuration with auth.path"
+    assert config.auth is not None, "a configuration with auth.path"
+    return _named_object(config, config.auth, "auth.path")
+
+
+def load_store_index(config: GraphsConfig) -> StoreIndex | None:
+    """The long-term store's embedding index ``store.index`` names, or None without one; a ``ConfigError`` when its
+    ``embed`` does not load or is neither a function nor a LangChain ``Embeddings`` object."""
+    spec = config.store_index
+    if spec is None:
+        return None
+    embed = _named_object(config, spec.embed, "store.index.embed")
+    if not (callable(embed) or hasattr(embed, "aembed_documents")):
+        raise ConfigError(
+            f"{config.path}: store.index.embed {spec.embed.source!r} is a {type(embed).__name__}, not a function "
+            "from texts to vectors or an Embeddings object"
+        )
+    return StoreIndex(embed, dims=spec.dims, fields=spec.fields)  # type: ignore[arg-type]  # checked above
+
+
+def _named_object(config: GraphsConfig, spec: ObjectPath, key: str) -> object:
     try:
         module = _import(spec, config.folder, {})
         if spec.attribute not in vars(module):
@@ -151,7 +170,7 @@ def load_auth_object(config: GraphsConfig) -> object:
         first = said.strip().splitlines()[0] if said.strip() else ""
         location = _user_location(exc, config.folder) or config.path.name
         said = f"{type(exc).__name__}: {redact(first)}"
-        raise ConfigError(f"{config.path}: auth.path {spec.source!r} does not load: {said} ({location})") from None
+        raise ConfigError(f"{config.path}: {key} {spec.source!r} does not load: {said} ({location})") from None
     value: object = vars(module)[spec.attribute]
     return value
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from agent.config import ConfigError
 from agent.graphs.config import read_graphs_config
 from agent.graphs.environment import apply_graphs_config
-from agent.graphs.loading import load_graphs
+from agent.graphs.loading import load_graphs, load_store_index
 from agent.graphs.run_hooks import GRAPH_RUNS
 from agent.graphs.schemas import graph_schemas
 from agent.graphs.topology import graph_topology, node_roles
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from agent.graphs.loading import LoadedGraph
     from agent.graphs.run_hooks import RunHooks
     from agent.graphs.schemas import GraphSchemas
+    from agent.stores import StoreIndex
     from contracts import GraphTopology
 
 __all__ = (
@@ -121,9 +122,17 @@ class RegisteredGraph:
 class GraphRegistry:
     """The registered graphs in order, found by graph id or by assistant id."""
 
-    def __init__(self, graphs: Iterable[RegisteredGraph], *, thread_ttl: ThreadTtl | None = None) -> None:
+    def __init__(
+        self,
+        graphs: Iterable[RegisteredGraph],
+        *,
+        thread_ttl: ThreadTtl | None = None,
+        store_index: StoreIndex | None = None,
+    ) -> None:
         self.thread_ttl = thread_ttl
         """The config's ``checkpointer.ttl``: how long a thread may stay idle before it is deleted."""
+        self.store_index = store_index
+        """The config's ``store.index``: what embeds the long-term store's values for a ``query``."""
         self._graphs: dict[str, RegisteredGraph] = {}
         for graph in graphs:
             if graph.graph_id in self._graphs:
@@ -184,6 +193,7 @@ async def open_registry(
     fail) stops the start."""
     graphs = [RegisteredGraph(SUPPORT_GRAPH_ID, support, description=SUPPORT_DESCRIPTION, hooks=support_hooks)]
     thread_ttl = None
+    store_index = None
     if config_path is not None:
         config = read_graphs_config(config_path)
         if any(spec.graph_id == SUPPORT_GRAPH_ID for spec in config.graphs):
@@ -191,7 +201,8 @@ async def open_registry(
         apply_graphs_config(config)
         graphs += [RegisteredGraph.from_loaded(loaded) for loaded in await load_graphs(config, checkpointer, store)]
         thread_ttl = config.thread_ttl
-    return GraphRegistry(graphs, thread_ttl=thread_ttl)
+        store_index = load_store_index(config)
+    return GraphRegistry(graphs, thread_ttl=thread_ttl, store_index=store_index)
 
 
 @asynccontextmanager

@@ -14,10 +14,14 @@ from typing import TYPE_CHECKING, Any
 from agent.errors import AgentError
 from agent.stores.graph_store import (
     STORE_SUBJECT_KEY,
+    VECTORS_FIELD,
     GraphStore,
     StoreError,
+    StoreIndex,
+    StoreIndexFailed,
     StoreIndexUnconfigured,
     StoreOutsideRun,
+    StoreReservedField,
     SubjectStore,
     subject_label,
 )
@@ -39,14 +43,18 @@ if TYPE_CHECKING:
 __all__ = (
     "RECORD_TYPE",
     "STORE_SUBJECT_KEY",
+    "VECTORS_FIELD",
     "AgentStores",
     "EncryptionKeyError",
     "GraphStore",
     "PlainValuesError",
     "SqliteFileKeyCheck",
     "StoreError",
+    "StoreIndex",
+    "StoreIndexFailed",
     "StoreIndexUnconfigured",
     "StoreOutsideRun",
+    "StoreReservedField",
     "StoreUnavailable",
     "SubjectStore",
     "check_key",

@@ -20,7 +20,7 @@ from litestar import Request, delete, get, post, put
 from litestar.di import NamedDependency
 from litestar.params import JSONBody, QueryParameter
 
-from agent.stores import GraphStore, StoreIndexUnconfigured
+from agent.stores import GraphStore, StoreIndexFailed, StoreIndexUnconfigured, StoreReservedField
 from api.auth import Principal
 from api.auth.authorization import decision_of
 from api.exceptions import AccessDenied, ApiError, NotFound
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from api.runs.metadata_filter import MetadataFilter
 
 __all__ = (
+    "StoreIndexUnavailable",
     "StoreIndexUnserved",
     "StoreItemNotFound",
     "StoreRequestInvalid",
@@ -85,13 +86,21 @@ class StoreIndexUnserved(ApiError):
     title = "Semantic search not configured"
 
 
+class StoreIndexUnavailable(ApiError):
+    """``store.index``'s embedding function failed (or answered vectors of another size): nothing was written."""
+
+    status_code = 503
+    code = "store_index_failed"
+    title = "Embedding failed"
+
+
 @put(
     "/store/items",
     operation_id="putStoreItem",
     tags=[TAG],
     status_code=204,
     summary="Store an item (a JSON object) in one of the caller's namespaces",
-    responses=problem_responses(401, 413, 415, 422),
+    responses=problem_responses(401, 413, 415, 422, 503),
 )
 async def put_store_item(
     request: Request[Any, Any, Any],
@@ -111,6 +120,10 @@ async def put_store_item(
         )
     except InvalidNamespaceError as exc:
         raise StoreRequestInvalid(f"namespace: {exc}", fields={"namespace": str(exc)}) from None
+    except StoreReservedField as exc:
+        raise StoreRequestInvalid(f"value: {exc}", fields={"value": str(exc)}) from None
+    except StoreIndexFailed as exc:
+        raise StoreIndexUnavailable(f"The item was not stored: {exc}.") from None
 
 
 @get(
@@ -176,7 +189,7 @@ async def delete_store_item(
     tags=[TAG],
     status_code=200,
     summary="The caller's items under a namespace prefix, filtered by their values' fields, newest first",
-    responses=problem_responses(401, 413, 415, 422),
+    responses=problem_responses(401, 413, 415, 422, 503),
 )
 async def search_store_items(
     request: Request[Any, Any, Any],
@@ -198,6 +211,8 @@ async def search_store_items(
         )
     except StoreIndexUnconfigured as exc:
         raise StoreIndexUnserved(str(exc), fields={"query": str(exc)}) from None
+    except StoreIndexFailed as exc:
+        raise StoreIndexUnavailable(f"The query was not run: {exc}.") from None
     shown = [item for item in found if matches(item.value, where)]
     return StoreSearchResult(items=[_item(item, StoreSearchItem, score=item.score) for item in shown])
 

@@ -7,18 +7,29 @@ pool). docs/store.md is the user's page; ADR 38 the decisions.
 
 from __future__ import annotations
 
+from agent.stores.graph_store._index import VECTORS_FIELD, StoreIndex
 from agent.stores.graph_store._namespaces import ANONYMOUS_LABEL, STORE_SUBJECT_KEY, subject_label
 from agent.stores.graph_store.base import STORE_TTL, GraphStore, SubjectStore
-from agent.stores.graph_store.errors import StoreError, StoreIndexUnconfigured, StoreOutsideRun
+from agent.stores.graph_store.errors import (
+    StoreError,
+    StoreIndexFailed,
+    StoreIndexUnconfigured,
+    StoreOutsideRun,
+    StoreReservedField,
+)
 
 __all__ = (
     "ANONYMOUS_LABEL",
     "STORE_SUBJECT_KEY",
     "STORE_TTL",
+    "VECTORS_FIELD",
     "GraphStore",
     "StoreError",
+    "StoreIndex",
+    "StoreIndexFailed",
     "StoreIndexUnconfigured",
     "StoreOutsideRun",
+    "StoreReservedField",
     "SubjectStore",
     "subject_label",
 )

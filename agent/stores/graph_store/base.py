@@ -11,8 +11,9 @@ out, and seals values at rest (``_values``):
   find the run owner's items.
 
 With a key, values are sealed, so the backend's SQL cannot read them: a search with a ``filter`` pages through
-the subject's items under the prefix and filters the opened values in Python (LangGraph's own comparison), and
-semantic search is not offered (ADR 38).
+the subject's items under the prefix and filters the opened values in Python (LangGraph's own comparison). With an
+index (``langgraph.json``'s ``store.index``, ``use_index``), a put embeds the value's fields and keeps the vectors in
+the stored value, sealed with it, and a ``query`` ranks the opened values the same way (``_index``, ADR 38).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from langgraph.store.base import (
 )
 from langgraph.store.memory import _compare_values
 
+from agent.stores.graph_store._index import score, stripped, unreserved
 from agent.stores.graph_store._namespaces import STORE_SUBJECT_KEY, listed, subject_label
 from agent.stores.graph_store._values import open_value, seal_value
 from agent.stores.graph_store.errors import StoreIndexUnconfigured, StoreOutsideRun
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from langgraph.store.base import Op, Result, TTLConfig
 
     from agent.sealing import Sealer
+    from agent.stores.graph_store._index import StoreIndex
 
 __all__ = ("STORE_TTL", "GraphStore", "SubjectStore")
 
@@ -72,8 +75,15 @@ class GraphStore:
         """``sweep``: the backend's removal of expired items (``sweep_ttl``), every ``sweep_interval_s``."""
         self.backend = backend
         self.sealer = sealer
+        self.index: StoreIndex | None = None
+        """The embedding index of ``store.index``; None: a ``query`` is refused (``StoreIndexUnconfigured``)."""
         self._sweep = sweep
         self._interval_s = sweep_interval_s
+
+    def use_index(self, index: StoreIndex | None) -> None:
+        """Embed what is put from now on with ``index`` and rank a ``query`` by it (items put before have no vectors,
+        so no ``query`` finds them until they are put again)."""
+        self.index = index
 
     def for_subject(self, subject: str | None) -> SubjectStore:
         """The store as ``subject`` (None: the one user of a service without identity) sees it."""
@@ -163,9 +173,10 @@ class SubjectStore(BaseStore):
             )
         if isinstance(op, PutOp):
             namespace = (label, *op.namespace)
-            value = None if op.value is None else seal_value(self._sealer, namespace, op.key, dict(op.value))
-            index = op.index if self._sealer is None else False
-            await self._backend.abatch([PutOp(namespace, op.key, value, index=index, ttl=op.ttl)])
+            value = None if op.value is None else await self._stored(dict(op.value), op.index)
+            sealed = None if value is None else seal_value(self._sealer, namespace, op.key, value)
+            # the backend's own index is never used: the vectors are in the value (``_index``)
+            await self._backend.abatch([PutOp(namespace, op.key, sealed, index=False, ttl=op.ttl)])
             return None
         if isinstance(op, SearchOp):
             return await self._search(op, label)
@@ -173,9 +184,15 @@ class SubjectStore(BaseStore):
             return await self._namespaces(op, label)
         raise TypeError(f"the long-term store does not know the operation {type(op).__name__}")
 
+    async def _stored(self, value: dict[str, Any], index: Any) -> dict[str, Any]:
+        store_index = self._store.index
+        if store_index is None:
+            return unreserved(value)
+        return await store_index.indexed(unreserved(value), index)
+
     async def _search(self, op: SearchOp, label: str) -> list[SearchItem]:
         if op.query:
-            raise StoreIndexUnconfigured
+            return await self._ranked(op, label)
         prefix = (label, *op.namespace_prefix)
         if self._sealer is None or not op.filter:
             [found] = await self._backend.abatch(
@@ -183,10 +200,7 @@ class SubjectStore(BaseStore):
             )
             return [self._opened(item, label) for item in found]  # type: ignore[union-attr]
         wanted = op.filter
-        for operand in wanted.values():
-            unknown = set(operand) - _OPERATORS if isinstance(operand, dict) else set()
-            if unknown:
-                raise ValueError(f"Unsupported operator: {sorted(unknown)[0]}")  # as LangGraph's stores say it
+        _check_operators(wanted)
         matched: list[SearchItem] = []
         scanned = 0
         while len(matched) < op.offset + op.limit:
@@ -196,10 +210,43 @@ class SubjectStore(BaseStore):
             if len(page) < _PAGE:
                 break
         chosen = matched[op.offset : op.offset + op.limit]
+        await self._refresh(chosen, op, label)
+        return chosen
+
+    async def _ranked(self, op: SearchOp, label: str) -> list[SearchItem]:
+        """The items under the prefix that have vectors and match the filter, by their similarity to ``query``."""
+        index = self._store.index
+        if index is None:
+            raise StoreIndexUnconfigured
+        _check_operators(op.filter)
+        assert op.query is not None
+        query = await index.query_vector(op.query)
+        prefix = (label, *op.namespace_prefix)
+        ranked: list[SearchItem] = []
+        scanned = 0
+        while True:
+            page = await self._backend.asearch(prefix, limit=_PAGE, offset=scanned, refresh_ttl=False)
+            scanned += len(page)
+            for found in page:
+                value = open_value(self._sealer, tuple(found.namespace), found.key, found.value)
+                similarity = score(query, value)
+                if similarity is None or (op.filter and not _matches(stripped(value), op.filter)):
+                    continue
+                item = self._opened(found, label, value)
+                ranked.append(
+                    SearchItem(item.namespace, item.key, item.value, item.created_at, item.updated_at, similarity)
+                )
+            if len(page) < _PAGE:
+                break
+        ranked.sort(key=lambda item: item.score or 0.0, reverse=True)
+        chosen = ranked[op.offset : op.offset + op.limit]
+        await self._refresh(chosen, op, label)
+        return chosen
+
+    async def _refresh(self, chosen: list[SearchItem], op: SearchOp, label: str) -> None:
         refresh = op.refresh_ttl if op.refresh_ttl is not None else (self.ttl_config or {}).get("refresh_on_read")
         if chosen and refresh:
             await self._backend.abatch([GetOp((label, *item.namespace), item.key, True) for item in chosen])
-        return chosen
 
     async def _namespaces(self, op: ListNamespacesOp, label: str) -> list[tuple[str, ...]]:
         own = MatchCondition("prefix", (label,))
@@ -212,18 +259,27 @@ class SubjectStore(BaseStore):
         stripped = (namespace[1:] for namespace in namespaces if namespace[:1] == (label,) and len(namespace) > 1)
         return listed(stripped, op.match_conditions or (), op.max_depth, op.limit, op.offset)
 
-    def _opened(self, item: Any, label: str) -> SearchItem:
+    def _opened(self, item: Any, label: str, value: dict[str, Any] | None = None) -> SearchItem:
+        """``item`` as its subject sees it (``value``: its stored value, opened already)."""
         namespace = tuple(item.namespace)
         if namespace[:1] != (label,):
             raise RuntimeError("the long-term store answered an item of another subject's namespace")
+        opened = open_value(self._sealer, namespace, item.key, item.value) if value is None else value
         return SearchItem(
             namespace[1:],
             item.key,
-            open_value(self._sealer, namespace, item.key, item.value),
+            stripped(opened),
             item.created_at,
             item.updated_at,
             getattr(item, "score", None),
         )
+
+
+def _check_operators(wanted: dict[str, Any] | None) -> None:
+    for operand in (wanted or {}).values():
+        unknown = set(operand) - _OPERATORS if isinstance(operand, dict) else set()
+        if unknown:
+            raise ValueError(f"Unsupported operator: {sorted(unknown)[0]}")  # as LangGraph's stores say it
 
 
 def _matches(value: dict[str, Any], wanted: dict[str, Any]) -> bool:

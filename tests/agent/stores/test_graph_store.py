@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -14,37 +13,14 @@ from agent.encryption import EncryptionKey
 from agent.graphs import load_graphs, read_graphs_config
 from agent.sealing import PlainValueError, Sealer, TamperedError
 from agent.stores import STORE_SUBJECT_KEY, GraphStore, StoreIndexUnconfigured, StoreOutsideRun, subject_label
-from agent.stores.graph_store.postgres import postgres_graph_store
 from agent.stores.graph_store.sqlite import open_sqlite_graph_store
-from agent.stores.postgres import migration_lock, open_pool
 from tests.support.graph_projects import isolated_loading, write_project
-from tests.support.shared_stores import fresh_shared_stores
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable, Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
     from agent.stores import SubjectStore
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[Sealer | None], Any]:
-    """Opens a fresh store on the backend of the test's parameter, with or without a sealer."""
-
-    @asynccontextmanager
-    async def opened(sealer: Sealer | None) -> AsyncIterator[GraphStore]:
-        if request.param == "sqlite":
-            async with open_sqlite_graph_store(tmp_path / "store.sqlite", sealer) as store:
-                yield store
-            return
-        with fresh_shared_stores() as shared:
-            async with open_pool(shared.database_url) as pool:
-                async with migration_lock(pool):
-                    store = await postgres_graph_store(pool, sealer)
-                async with store.sweeping():
-                    yield store
-
-    return opened
 
 
 def _sealer() -> Sealer:

@@ -247,3 +247,98 @@ async def test_values_are_sealed_at_rest(
                 rows = connection.execute(f'SELECT value::text FROM "{stores.schema}".store').fetchall()
             assert rows
             assert not any(SECRET_FACT in row[0] for row in rows)
+
+
+EMBED = """
+from __future__ import annotations
+
+import math
+import zlib
+
+DIMS = 64
+
+
+def embed(texts: list[str]) -> list[list[float]]:
+    vectors = []
+    for text in texts:
+        if "explode" in text:
+            raise RuntimeError("the embedding service is down")
+        vector = [0.0] * DIMS
+        for word in text.lower().split():
+            vector[zlib.crc32(word.strip('.,?"').encode()) % DIMS] += 1.0
+        norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+        vectors.append([x / norm for x in vector])
+    return vectors
+"""
+
+RECALL_GRAPH = """
+from __future__ import annotations
+
+from typing import TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.store.base import BaseStore
+
+
+class State(TypedDict, total=False):
+    question: str
+    best: str
+
+
+async def recall(state: State, *, store: BaseStore) -> State:
+    found = await store.asearch(("memories",), query=state["question"], limit=1)
+    return {"best": found[0].value["text"] if found else ""}
+
+
+builder = StateGraph(State)
+builder.add_node("recall", recall)
+builder.add_edge(START, "recall")
+builder.add_edge("recall", END)
+graph = builder.compile()
+"""
+
+
+async def test_a_query_ranks_items_by_meaning_for_clients_and_graphs(
+    serve: Callable[..., LiveServer], settings: Settings, tmp_path: Path
+) -> None:
+    project = write_project(
+        tmp_path / "indexed",
+        {
+            "embed.py": EMBED,
+            "recall.py": RECALL_GRAPH,
+            "langgraph.json": {
+                "graphs": {"recall": "./recall.py:graph"},
+                "store": {"index": {"embed": "./embed.py:embed", "dims": 64, "fields": ["text"]}},
+            },
+        },
+    )
+    served = serve(msgspec.structs.replace(settings, graphs_config=project))
+    async with get_client(url=served.url, timeout=30) as client:
+        await client.store.put_item(["memories"], "tea", {"text": "alice drinks green tea every morning"})
+        await client.store.put_item(["memories"], "cat", {"text": "alice has a black cat named pixel"})
+        await client.store.put_item(["memories"], "bill", {"text": "the invoices are paid by card"})
+        await client.store.put_item(["memories"], "hidden", {"text": "green tea every morning"}, index=False)
+
+        ranked = (await client.store.search_items(["memories"], query="which tea does alice drink"))["items"]
+        assert ranked[0]["key"] == "tea"
+        assert "hidden" not in [item["key"] for item in ranked], "put with index=False is never ranked"
+        scores = [item["score"] for item in ranked]
+        assert scores == sorted(scores, reverse=True)
+        assert all(set(item["value"]) == {"text"} for item in ranked), "the vectors are the store's, not the value's"
+
+        thread = await client.threads.create()
+        answered = await client.runs.wait(thread["thread_id"], "recall", input={"question": "alice black cat"})
+        assert answered["best"] == "alice has a black cat named pixel", "a graph's store ranks the same way"
+
+        with pytest.raises(APIStatusError) as failed:
+            await client.store.put_item(["memories"], "boom", {"text": "explode"})
+        assert failed.value.response.status_code == 503
+        assert failed.value.response.json()["code"] == "store_index_failed"
+        with pytest.raises(APIStatusError) as missing:
+            await client.store.get_item(["memories"], "boom")
+        assert missing.value.response.status_code == 404, "a put whose embedding failed wrote nothing"
+    async with httpx.AsyncClient(base_url=served.url) as raw:
+        reserved = await raw.put(
+            "/store/items", json={"namespace": ["memories"], "key": "x", "value": {"__vectors__": "mine"}}
+        )
+    assert (reserved.status_code, reserved.json()["code"]) == (422, "store_request_invalid")
