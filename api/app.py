@@ -19,7 +19,7 @@ from agent.graphs import GraphRegistry
 from agent.knowledge import KnowledgeIndex
 from agent.stores import GraphStore
 from api.auth import ANONYMOUS, Principal
-from api.auth.authorization import authorize_route, narrowed_threads
+from api.auth.authorization import authorize_route, narrowed_threads, narrowing
 from api.auth.custom import load_custom_auth
 from api.auth.identity import Identity
 from api.auth.middleware import custom_authentication
@@ -84,7 +84,7 @@ from api.runs.stores import open_run_stores
 from api.runs.stream.follow import RunStreams
 from api.runs.threads import ThreadBook
 from api.settings import Settings
-from api.webhooks import WebhookSender, open_webhook_outbox
+from api.webhooks import WebhookSender, check_url, open_webhook_outbox
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -208,7 +208,14 @@ def create_app(
                 counted=lambda outcome: metrics.instruments.cron_firings.labels(outcome=outcome).inc(),
             )
             scheduler.start()
-            app.state.crons = CronBook(cron_store, graphs, runs.threads, clock=clock, ids=ids)
+            app.state.crons = CronBook(
+                cron_store,
+                graphs,
+                runs.threads,
+                clock=clock,
+                ids=ids,
+                check_webhook=lambda url: check_url(url, settings.webhooks.allowed_hosts),
+            )
             app.state.runs = runs
             app.state.erasure = runs.erasure
             app.state.knowledge = agent.deps.knowledge
@@ -380,8 +387,10 @@ def _graph_store(request: Request[Any, Any, Any]) -> GraphStore:
 
 
 def _crons(request: Request[Any, Any, Any]) -> CronBook:
+    """The crons as the request may see them: all the caller's, or those langgraph.json's auth lets it see."""
     crons: CronBook = request.app.state.crons
-    return crons
+    found = narrowing(request.scope, "crons")
+    return crons if found is None else crons.narrowed(*found)
 
 
 def _principal(request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry]) -> Principal:

@@ -13,7 +13,8 @@ What it returns and the value as it left it (``Decision``) are kept for the rout
 - assistants: an assistant whose metadata the filter excludes is a 404 and absent from searches;
 - store: the namespace the handler wrote is the one used; the filter holds on the items' values
   (``api.routes.store``);
-- crons: the handler decides (False is a 403); the filter it returns is not applied to crons yet (ADR 49).
+- crons: as threads, on the request's ``CronBook`` (a cron the filter excludes is a 404, absent from searches and
+  counts; metadata the handler wrote is kept on a cron it creates).
 
 Ownership by subject holds beneath all of it: a filter narrows what a subject sees, never widens it. The
 service's own routes (``/runs/{id}``, ``/approvals``, feedback, sessions, knowledge) call no handler: their
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from api.auth.custom import CustomAuth
     from api.runs.threads import ThreadBook
 
-__all__ = ("ROUTE_ACTIONS", "Decision", "authorize_route", "decision_of", "narrowed_threads")
+__all__ = ("ROUTE_ACTIONS", "Decision", "authorize_route", "decision_of", "narrowed_threads", "narrowing")
 
 _DECISION = "harness.auth_decision"
 """Where a request's ``Decision`` is kept in its scope."""
@@ -202,6 +203,7 @@ def _cron_create(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -
     payload = {key: item for key, item in given.items() if key not in ("schedule", "end_time")}
     return {
         "payload": payload,
+        "metadata": dict(_object(given.get("metadata"))),
         "schedule": given.get("schedule"),
         "cron_id": None,
         "thread_id": path.get("thread_id"),
@@ -321,13 +323,20 @@ def decision_of(scope: Scope) -> Decision | None:
     return found if isinstance(found, Decision) else None
 
 
+def narrowing(scope: Scope, resource: str) -> tuple[MetadataFilter | None, dict[str, Any] | None] | None:
+    """What the request's handler for ``resource`` (``threads``, ``crons``) decided: its filter, and the metadata
+    an object the request creates gets; None when no handler of that resource was called."""
+    decision = decision_of(scope)
+    if decision is None or decision.resource != resource:
+        return None
+    stamped = decision.value.get("metadata") if decision.action in ("create", "create_run") else None
+    return decision.where, stamped if isinstance(stamped, dict) else None
+
+
 def narrowed_threads(scope: Scope, threads: ThreadBook) -> ThreadBook:
     """The threads the request may see and what a thread it creates carries (``ThreadBook.narrowed``)."""
-    decision = decision_of(scope)
-    if decision is None or decision.resource != "threads":
-        return threads
-    stamped = decision.value.get("metadata") if decision.action in ("create", "create_run") else None
-    return threads.narrowed(decision.where, stamped if isinstance(stamped, dict) else None)
+    found = narrowing(scope, "threads")
+    return threads if found is None else threads.narrowed(*found)
 
 
 async def _route_action(

@@ -1,8 +1,11 @@
 """What the cron routes do: make a cron of the caller's (its run checked as a run's body is), find, list, count,
-change and delete the caller's crons. Another subject's cron is not there: 404, absent from a search."""
+change and delete the caller's crons. Another subject's cron is not there: 404, absent from a search. With
+langgraph.json's ``auth.path``, each request sees the book ``narrowed`` by its ``@auth.on.crons`` handler: a cron
+whose metadata its filter excludes is not there either, and a cron it creates gets the metadata it wrote."""
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -13,14 +16,18 @@ from api.agent_protocol.requests import read_run_request
 from api.crons.base import CronRecord
 from api.crons.errors import CronNotFound, CronRequestInvalid
 from api.crons.schedule import Schedule, ScheduleInvalid, from_ms, to_ms
+from api.runs.metadata_filter import matches
 from contracts.agent_protocol import RunCreate
 from contracts.crons import Cron
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agent import Clock, IdFactory
     from agent.graphs import GraphRegistry
     from api.auth import Principal
     from api.crons.base import CronStore
+    from api.runs.metadata_filter import MetadataFilter
     from api.runs.threads import ThreadBook
     from contracts.crons import CronCount, CronCreate, CronSearch, CronUpdate
 
@@ -45,13 +52,33 @@ _RUN_FIELDS = (
 
 class CronBook:
     def __init__(
-        self, store: CronStore, graphs: GraphRegistry, threads: ThreadBook, *, clock: Clock, ids: IdFactory
+        self,
+        store: CronStore,
+        graphs: GraphRegistry,
+        threads: ThreadBook,
+        *,
+        clock: Clock,
+        ids: IdFactory,
+        check_webhook: Callable[[str], None] = lambda url: None,
     ) -> None:
+        """``check_webhook``: refuses a webhook its runs could not be started with (``api.webhooks``), so the cron
+        is refused when it is made rather than each of its firings failing."""
         self.store = store
+        self._check_webhook = check_webhook
         self._graphs = graphs
         self._threads = threads
         self._clock = clock
         self._ids = ids
+        self._where: MetadataFilter | None = None
+        self._stamped: dict[str, Any] | None = None
+
+    def narrowed(self, where: MetadataFilter | None, stamped: dict[str, Any] | None = None) -> CronBook:
+        """This book as one request sees it: only the crons whose metadata match ``where`` exist (any other is a
+        404, absent from searches and counts), and a cron it creates gets ``stamped`` over its metadata."""
+        view = copy.copy(self)
+        view._where = where
+        view._stamped = stamped
+        return view
 
     async def create(self, data: CronCreate, principal: Principal, thread_id: str | None) -> CronRecord:
         if thread_id is not None:
@@ -77,7 +104,7 @@ class CronBook:
             enabled=data.enabled,
             on_run_completed=(data.on_run_completed or "delete") if thread_id is None else None,
             payload=payload,
-            metadata=dict(data.metadata or {}),
+            metadata={**(data.metadata or {}), **(self._stamped or {})},
             created_at=stamp,
             updated_at=stamp,
         )
@@ -87,21 +114,24 @@ class CronBook:
 
     async def get(self, cron_id: str, principal: Principal) -> CronRecord:
         record = await self.store.get(cron_id)
-        if record is None or record.owner != principal.subject:
+        if record is None or record.owner != principal.subject or not matches(record.metadata, self._where):
             raise CronNotFound(f"There is no cron {cron_id}.")
         return record
 
     async def search(self, query: CronSearch, principal: Principal) -> list[CronRecord]:
-        found = _matching(
-            await self.store.of_owner(principal.subject), query.assistant_id, query.thread_id, query.metadata
-        )
+        owned = [
+            record for record in await self.store.of_owner(principal.subject) if matches(record.metadata, self._where)
+        ]
+        found = _matching(owned, query.assistant_id, query.thread_id, query.metadata)
         if query.enabled is not None:
             found = [record for record in found if record.enabled == query.enabled]
         found.sort(key=lambda record: _sort_key(record, query.sort_by), reverse=query.sort_order == "desc")
         return found[query.offset : query.offset + query.limit]
 
     async def count(self, query: CronCount, principal: Principal) -> int:
-        owned = await self.store.of_owner(principal.subject)
+        owned = [
+            record for record in await self.store.of_owner(principal.subject) if matches(record.metadata, self._where)
+        ]
         return len(_matching(owned, query.assistant_id, query.thread_id, query.metadata))
 
     async def update(self, cron_id: str, data: CronUpdate, principal: Principal) -> CronRecord:
@@ -140,8 +170,11 @@ class CronBook:
         await self.store.delete(cron_id)
 
     def check_run(self, payload: dict[str, Any]) -> None:
-        """Refuse a run the cron could never start, as its run's body would be refused (``read_run_request``)."""
-        read_run_request(run_request(payload), self._graphs, detached=True)
+        """Refuse a run the cron could never start, as its run's body would be refused (``read_run_request``, and
+        the webhook's host)."""
+        requested = read_run_request(run_request(payload), self._graphs, detached=True)
+        if requested.options.webhook is not None:
+            self._check_webhook(requested.options.webhook)
 
     def _now_ms(self) -> int:
         return self._clock.now_ns() // 1_000_000

@@ -139,6 +139,14 @@ async def test_thread_filters_hide_what_they_exclude_and_the_store_keeps_to_its_
             "delete": await status(alice.threads.delete(hidden["thread_id"])),
         }
 
+        yearly = {"schedule": "0 0 1 1 *", "input": HELLO}
+        cron = await alice.crons.create("echo", **yearly, metadata={"topic": "shown"})
+        hidden_cron = await alice.crons.create("echo", **yearly, metadata={"visibility": "hidden"})
+        alice_crons = [found["cron_id"] for found in await alice.crons.search()]
+        hidden_cron_delete = await status(alice.crons.delete(hidden_cron["cron_id"]))
+        mallory = await stack.enter_async_context(get_client(url=process.url, headers=MALLORY))
+        banned_cron = await status(mallory.crons.create("echo", **yearly))
+
         await alice.store.put_item(["notes"], "n-1", {"kind": "note", "text": "buy milk"})
         refused = await status(alice.store.put_item(["notes"], "n-2", {"kind": "secret"}))
         item = await alice.store.get_item(["notes"], "n-1")
@@ -156,6 +164,11 @@ async def test_thread_filters_hide_what_they_exclude_and_the_store_keeps_to_its_
     assert bob_sees == [], "bob's filter lets team red through; ownership still hides alice's threads"
     assert bob_reads == {"thread": 404, "state": 404, "runs": 404, "run": 404}
     assert alice_reads_hidden == {"thread": 404, "state": 404, "run": 404, "delete": 404}
+
+    assert cron["metadata"] == {"topic": "shown", "visibility": "shown", "owner": "alice"}, "stamped on create"
+    assert alice_crons == [cron["cron_id"]], "the filter hides a cron from its owner"
+    assert hidden_cron_delete == 404
+    assert banned_cron == 403
 
     assert refused == 403
     assert item is not None

@@ -3,8 +3,8 @@
 A token table stands for the identity provider. Threads are stamped on creation with their owner, team and
 visibility, and every read and search is filtered to the caller's team and to visible threads: the filter alone
 would show bob (team red) alice's threads, which the service's ownership still hides; and it hides alice's own
-``hidden`` threads from her, which ownership alone would show. Items of the store live under the caller's
-identity and must be notes.
+``hidden`` threads from her, which ownership alone would show; crons alike. Items of the store live under the
+caller's identity and must be notes.
 """
 
 from __future__ import annotations
@@ -48,6 +48,16 @@ async def own_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> Aut
         metadata["team"] = ctx.user["team"]
         metadata.setdefault("visibility", "shown")
     return {"team": ctx.user["team"], "visibility": {"$eq": "shown"}}
+
+
+@auth.on.crons
+async def own_crons(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> Auth.types.FilterType | bool:
+    if "banned" in ctx.user.permissions:
+        return False
+    if ctx.action == "create":
+        value.setdefault("metadata", {}).setdefault("visibility", "shown")
+        value["metadata"]["owner"] = ctx.user.identity
+    return {"visibility": "shown"}
 
 
 @auth.on.store
