@@ -160,6 +160,12 @@ class StoreEraser:
         await self._log.forget_sessions(sessions)
         return Forgotten(runs=len(runs), events=events, sessions=len(sessions), interactions=interactions)
 
+    async def drop_deliveries(self, session_ids: Sequence[str]) -> None:
+        """Remove the webhook deliveries of the sessions' runs: an erasure does so before it ends them, so that no
+        run it cancels is delivered."""
+        if self._webhooks is not None:
+            await self._webhooks.forget([], session_ids)
+
     async def forget_runs(self, runs: Sequence[tuple[str, str]]) -> Forgotten:
         """Remove the finished ``(run_id, session_id)`` runs alone (their interactions, records and events); their
         sessions and checkpoints stay. Then leave nothing of them in the stores' files."""
@@ -271,6 +277,7 @@ class SessionErasure:
     async def _erase(self, session_ids: list[str]) -> Forgotten:
         eraser = self._eraser
         async with eraser.holding(session_ids):
+            await eraser.drop_deliveries(session_ids)
             runs = await self._log.session_runs(session_ids)
             for session_id, run_ids in runs.items():
                 for run_id in run_ids:

@@ -4,9 +4,12 @@
 Embedded stores, one instance: a webhook to a host not listed is a 422 naming the setting; a run is POSTed once it
 ends, its body the run as ``GET /threads/{thread_id}/runs/{run_id}`` answers, its signature verifying; a receiver that
 answers 503 twice then 200 gets it three times, once successfully; a run paused at an interrupt is delivered only when
-it ends after its resume. Shared stores, two instances: the instance holding a delivery whose receiver has not
-answered is killed with ``kill -9``; the other delivers it once its lease has run out; each run is delivered
-successfully exactly once by the receiver's count, and the outbox is left empty.
+it ends after its resume; a run ended by its thread's erasure is not delivered.
+
+Shared stores, two instances: the instance holding a delivery whose receiver has not answered is killed with
+``kill -9``; the other delivers it once its lease has run out; each run is delivered successfully exactly once by the
+receiver's count, a run the killed instance was executing (ended ``instance_lost`` by the survivor) is delivered too,
+and the outbox is left empty.
 """
 
 from __future__ import annotations
@@ -116,14 +119,39 @@ async def until(condition: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.05)
 
 
+SLOW = """
+    import asyncio
+
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+
+    class State(TypedDict, total=False):
+        done: bool
+
+
+    async def wait(state: State) -> State:
+        await asyncio.sleep(3600)
+        return {"done": True}
+
+
+    graph = StateGraph(State).add_node("wait", wait).add_edge(START, "wait").add_edge("wait", END).compile()
+"""
+"""A graph whose run goes on until its instance dies."""
+
+
 def project(folder: Path) -> Path:
     return write_project(
         folder,
         {
+            "slow.py": SLOW,
             "langgraph.json": {
                 "dependencies": [str(EXAMPLES / "shared")],
-                "graphs": {"react_agent": f"{EXAMPLES / 'react_agent' / 'react_agent.py'}:graph"},
-            }
+                "graphs": {
+                    "react_agent": f"{EXAMPLES / 'react_agent' / 'react_agent.py'}:graph",
+                    "slow": "./slow.py:graph",
+                },
+            },
         },
     )
 
@@ -186,6 +214,15 @@ async def test_one_instance_delivers_each_ended_run_once_signed_retrying_503s(tm
         await until(lambda: looks(outbox, paused["run_id"]) < 0, "the delivery removed from the outbox")
         (final,) = receiver.delivered("/paused")
 
+        erased_thread = (await sdk.threads.create())["thread_id"]
+        erased = await sdk.runs.create(erased_thread, "react_agent", input=REFUND, webhook=f"{receiver.url}/erased")
+        await sdk.runs.join(erased_thread, erased["run_id"])
+        await until(lambda: looks(outbox, erased["run_id"]) >= 1, "the sender looked at the paused run")
+        await sdk.threads.delete(erased_thread)  # ends the waiting run, then erases the thread
+        left_after_erasure = looks(outbox, erased["run_id"])
+        await sdk.runs.create(thread_id, "react_agent", input=LOOKUP, webhook=f"{receiver.url}/after-erasure")
+        await until(lambda: receiver.delivered("/after-erasure") != [], "a run after the erasure delivered")
+
     problem = refused.value.response
     assert problem.status_code == 422
     assert problem.headers["content-type"].startswith("application/problem+json")
@@ -202,11 +239,13 @@ async def test_one_instance_delivers_each_ended_run_once_signed_retrying_503s(tm
     assert msgspec.json.decode(final.body)["run_id"] == paused["run_id"]
     assert msgspec.json.decode(final.body)["status"] == "success"
     assert signed(final)
+    assert left_after_erasure == -1
+    assert receiver.to("/erased") == [], "a run its thread's erasure ended is not delivered"
 
 
 async def test_a_delivery_held_by_an_instance_killed_is_made_by_the_other_once(tmp_path: Path) -> None:
     with fresh_shared_stores() as shared:
-        env = webhook_env(tmp_path, HARNESS_WEBHOOK_TIMEOUT_S="6", **shared.env)
+        env = webhook_env(tmp_path, HARNESS_WEBHOOK_TIMEOUT_S="6", HARNESS_RUN_LEASE_S="2", **shared.env)
         async with AsyncExitStack() as stack:
             receiver = await stack.enter_async_context(Receiver())
             receiver.plans["/held"] = [HOLD]
@@ -227,6 +266,9 @@ async def test_a_delivery_held_by_an_instance_killed_is_made_by_the_other_once(t
             holder_pid = int(str(row[0]).split(":")[1])
             (holding,) = [process for process in processes if process.process and process.process.pid == holder_pid]
             (survivor,) = [process for process in processes if process is not holding]
+            on_holder = await stack.enter_async_context(get_client(url=holding.url, timeout=60))
+            slow_thread = (await on_holder.threads.create())["thread_id"]
+            lost = await on_holder.runs.create(slow_thread, "slow", input={}, webhook=f"{receiver.url}/lost")
             holding.kill()
 
             await until(lambda: receiver.delivered("/held") != [], "the held delivery made by the survivor")
@@ -234,12 +276,19 @@ async def test_a_delivery_held_by_an_instance_killed_is_made_by_the_other_once(t
             after = await second.runs.create(thread_id, "react_agent", input=LOOKUP, webhook=f"{receiver.url}/after")
             await until(lambda: receiver.delivered("/after") != [], "a run after the kill delivered")
             shown = await second.runs.get(thread_id, held["run_id"])
+            await until(lambda: receiver.delivered("/lost") != [], "the run lost with its instance delivered")
+            lost_shown = await second.runs.get(slow_thread, lost["run_id"])
             await until(lambda: pending(shared.database_url) == 0, "the outbox emptied")
+            survivor_log = survivor.stderr()
 
     assert [received.status for received in receiver.to("/held")] == [HOLD, 200]
     (delivered,) = receiver.delivered("/held")
     assert msgspec.json.decode(delivered.body) == shown
     assert delivered.headers["webhook-id"] == held["run_id"]
     assert signed(delivered)
+    assert "Traceback" not in survivor_log
+    (ended_elsewhere,) = receiver.delivered("/lost")
+    assert msgspec.json.decode(ended_elsewhere.body) == lost_shown
+    assert lost_shown["status"] == "error", "ended instance_lost by the survivor"
     (later,) = receiver.delivered("/after")
     assert msgspec.json.decode(later.body)["run_id"] == after["run_id"]
