@@ -80,14 +80,15 @@ async def test_the_turns_of_one_instance_are_scored_on_metrics_and_in_the_report
 
 
 def scored_rows(database_url: str) -> tuple[dict[str, int], dict[str, list[str]]]:
-    """Score rows per run id, and the runs each instance (``host:pid``) scored."""
+    """Score rows per run id, and the runs each instance (by pid) scored, the last to score last."""
     with psycopg.connect(database_url) as connection:
         scores = dict(connection.execute("SELECT run_id, count(*) FROM online_eval_scores GROUP BY run_id").fetchall())
         by: dict[str, list[str]] = {}
         for run_id, scored_by in connection.execute(
             "SELECT run_id, scored_by FROM online_eval_runs ORDER BY scored_at"
         ):
-            by.setdefault(scored_by.rsplit(":", 1)[1], []).append(run_id)
+            pid = scored_by.rsplit(":", 1)[1]
+            by[pid] = [*by.pop(pid, []), run_id]
     return scores, by
 
 
@@ -121,7 +122,7 @@ async def test_two_instances_score_each_run_once_and_a_kill_9_mid_way_loses_none
             run_ids = [await chat(client, processes[n % 2].url, PASSWORD) for n in range(8)]
 
             _, before_kill = await until_scored(shared.database_url, 1)
-            (scorer_pid,) = before_kill  # one run a turn, on one instance at a time
+            scorer_pid = list(before_kill)[-1]  # the one that scored last (one run a turn, one instance at a time)
             killed = next(p for p in processes if p.process is not None and str(p.process.pid) == scorer_pid)
             killed.kill()
             survivor = next(p for p in processes if p is not killed)
