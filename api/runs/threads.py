@@ -115,6 +115,12 @@ class ThreadBook:
         found = await self._log.search_threads(self._access.session_access(principal))
         return [thread for thread in found if matches(thread.metadata, self._where)]
 
+    async def filtered_out(self, thread_id: str, where: MetadataFilter) -> bool:
+        """Whether ``where`` excludes the thread (one it does not find included), whoever it belongs to: the check a
+        route makes before its own (ownership, or an approver's right to a run it decides)."""
+        found = await self._log.load_thread(thread_id)
+        return not matches(found.metadata if found is not None else {}, where)
+
     async def _visible(self, thread_id: str) -> ThreadRecord:
         found = await self._log.load_thread(thread_id)
         thread = found if found is not None else await self._of_session(thread_id)
