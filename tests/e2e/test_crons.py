@@ -1,6 +1,6 @@
 """Crons driven by langgraph-sdk's ``client.crons.*`` against real ``harness serve`` processes: one instance on the
 embedded stores (make, search, count, change, delete; a cron's runs are the thread's ordinary runs; bad bodies are
-problem+json), and two on the shared stores with a ``kill -9`` of one (each firing's run exactly once, the survivor
+problem+json; its runs POSTed to its webhook, to a receiver of the tests'), and two on the shared stores with a ``kill -9`` of one (each firing's run exactly once, the survivor
 firing on).
 
 The graph is the tests' own (``tick``: it appends its input to a list) and the schedules have a sixth field of
@@ -18,11 +18,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import msgspec
 import psycopg
 import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
 
+from tests.e2e.test_webhooks import Receiver
 from tests.support.graph_projects import write_project
 from tests.support.harness_process import HarnessProcess
 from tests.support.shared_stores import fresh_shared_stores
@@ -154,6 +156,11 @@ async def test_crons_through_the_sdk_on_the_embedded_stores(tmp_path: Path) -> N
             assert answer.status_code == 422, bad
             assert answer.headers["content-type"].startswith("application/problem+json")
             assert answer.json()["code"] == "cron_request_invalid"
+        refused = await client.post(  # no HARNESS_WEBHOOK_ALLOWED_HOSTS: its every firing would be refused
+            f"{process.url}/runs/crons",
+            json={"assistant_id": "tick", "schedule": EVERY_SECOND, "webhook": "https://hooks.example.com/cron"},
+        )
+        assert (refused.status_code, refused.json()["code"]) == (422, "webhook_not_allowed")
         with pytest.raises(UnprocessableEntityError):
             await sdk.crons.create("nobody", schedule=EVERY_SECOND)
         with pytest.raises(UnprocessableEntityError):
@@ -216,6 +223,36 @@ async def test_a_cron_without_a_thread_runs_each_firing_on_a_new_thread_and_dele
     assert len(threads) >= 2
     assert counted.get("started", 0) >= 2
     assert found == []
+
+
+async def test_a_crons_runs_carry_its_webhook(tmp_path: Path) -> None:
+    env = {
+        **settings_env(tmp_path),
+        "HARNESS_DATA_DIR": str(tmp_path / "data"),
+        "HARNESS_WEBHOOK_ALLOWED_HOSTS": "127.0.0.1",
+        "HARNESS_WEBHOOK_TICK_S": "0.2",
+    }
+    async with AsyncExitStack() as stack:
+        receiver = await stack.enter_async_context(Receiver())
+        process = HarnessProcess(env)
+        stack.callback(process.close)
+        await process.start()
+        sdk = await stack.enter_async_context(get_client(url=process.url, timeout=30))
+        thread_id = (await sdk.threads.create())["thread_id"]
+        cron: Any = await sdk.crons.create_for_thread(
+            thread_id, "tick", schedule=EVERY_SECOND, input={"n": 5}, webhook=f"{receiver.url}/cron"
+        )
+        try:
+            async with asyncio.timeout(PATIENCE_S):
+                while not receiver.delivered("/cron"):
+                    await asyncio.sleep(0.1)
+        except TimeoutError:
+            raise AssertionError("no run of the cron was delivered to its webhook") from None
+        await sdk.crons.delete(cron["cron_id"])
+        delivered = msgspec.json.decode(receiver.delivered("/cron")[0].body)
+
+    assert delivered["thread_id"] == thread_id
+    assert delivered["metadata"]["cron_id"] == cron["cron_id"]
 
 
 async def test_two_instances_fire_each_firing_once_and_the_survivor_of_a_kill_9_fires_on(tmp_path: Path) -> None:
