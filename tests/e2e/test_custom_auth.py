@@ -1,6 +1,7 @@
 """langgraph.json's ``auth.path`` in a real ``harness serve --config``: the tests' own ``langgraph_sdk.Auth``
-(tests/e2e/custom_auth/auth.py: a token table, threads stamped and filtered by team and visibility, the store kept
-under each user's identity and to notes), driven with langgraph-sdk and plain HTTP.
+(tests/e2e/custom_auth/auth.py: a token table, threads and crons stamped and filtered by team and visibility, the
+store kept under each user's identity and to notes), driven with langgraph-sdk and plain HTTP, on the embedded and
+the shared stores.
 
 Its thread filter lets a whole team through, so bob not seeing alice's threads is the service's ownership beneath
 it; and it excludes threads marked ``hidden``, so alice not seeing her own hidden thread is the filter at work (what
@@ -19,6 +20,7 @@ import pytest
 from langgraph_sdk import get_client
 
 from tests.support.harness_process import HarnessProcess, serve_once
+from tests.support.shared_stores import fresh_shared_stores
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
@@ -112,9 +114,13 @@ async def test_the_handlers_principal_is_every_protocols_and_refusals_are_proble
     assert chat_banned.status_code == 403, "/chat starts a run: threads.create_run decides it too"
 
 
-async def test_thread_filters_hide_what_they_exclude_and_the_store_keeps_to_its_handler(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stores", ["embedded", "shared"])
+async def test_thread_filters_hide_what_they_exclude_and_the_store_keeps_to_its_handler(
+    tmp_path: Path, stores: str
+) -> None:
     async with AsyncExitStack() as stack:
-        process = HarnessProcess(env(tmp_path), args=["--config", str(PROJECT)])
+        shared = stack.enter_context(fresh_shared_stores()).env if stores == "shared" else {}
+        process = HarnessProcess({**env(tmp_path), **shared}, args=["--config", str(PROJECT)])
         stack.callback(process.close)
         await process.start()
         alice: LangGraphClient = await stack.enter_async_context(get_client(url=process.url, headers=ALICE))
