@@ -23,8 +23,9 @@ from agent.evaluation.gate import GateConfigError, GateResult, evaluate_gate, fi
 from agent.evaluation.graph_cases import GraphCase
 from agent.evaluation.graph_runner import run_graph_dataset
 from agent.evaluation.headline import HEADLINE_METRICS, headline
+from agent.evaluation.judge import JudgeSettings, create_judge
 from agent.evaluation.metrics import Metrics, compute_metrics
-from agent.evaluation.online import ONLINE_SCORERS, OnlineScore, OnlineScoring, sampled, score_run
+from agent.evaluation.online import ONLINE_SCORERS, Grader, OnlineScore, OnlineScoring, sampled, score_run
 from agent.evaluation.online_store import OnlineScoreStore, open_online_scores
 from agent.evaluation.records import Check, GraphRecord
 from agent.evaluation.report import REPORT_SCHEMA_VERSION, Report, ReportError, build_report, load_report
@@ -53,8 +54,10 @@ __all__ = (
     "EvalRun",
     "GateConfigError",
     "GateResult",
+    "Grader",
     "GraphCase",
     "GraphRecord",
+    "JudgeSettings",
     "Metrics",
     "OnlineScore",
     "OnlineScoreStore",
@@ -70,6 +73,7 @@ __all__ = (
     "capture_runs",
     "compare",
     "compute_metrics",
+    "create_judge",
     "evaluate_gate",
     "find_pyproject",
     "headline",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from agent.evaluation import open_online_scores
+from agent.evaluation import create_judge, open_online_scores
 from api.online_eval.evaluator import SETTLE_S, FinishedRunLog, OnlineEvaluator
 from api.online_eval.settings import OnlineEvalSettings
 
@@ -33,14 +33,22 @@ async def online_evaluation(
     observe: Callable[[OnlineScore], None],
 ) -> AsyncIterator[OnlineEvaluator | None]:
     """The loop running while inside, when ``settings`` turn it on (else nothing is opened): its scores in the
-    stores of ``config`` (``database``: the shared stores' PostgreSQL pool)."""
+    stores of ``config`` (``database``: the shared stores' PostgreSQL pool), and the judge of ``settings`` made
+    from ``config``'s provider settings (a judge that cannot be made stops the start, as ``harness eval``)."""
     if not settings.enabled:
         yield None
         return
-    async with open_online_scores(config, database) as store:
-        evaluator = OnlineEvaluator(log, store, settings, clock=clock, cluster=cluster, observe=observe)
-        evaluator.start()
-        try:
-            yield evaluator
-        finally:
-            await evaluator.stop()
+    judge = create_judge(settings.judge, config) if settings.judge is not None else None
+    try:
+        async with open_online_scores(config, database) as store:
+            evaluator = OnlineEvaluator(
+                log, store, settings, clock=clock, cluster=cluster, observe=observe, judge=judge
+            )
+            evaluator.start()
+            try:
+                yield evaluator
+            finally:
+                await evaluator.stop()
+    finally:
+        if judge is not None:
+            await judge.aclose()

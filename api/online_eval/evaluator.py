@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from agent import Clock
-    from agent.evaluation import OnlineScore, OnlineScoreStore
+    from agent.evaluation import Grader, OnlineScore, OnlineScoreStore
     from api.online_eval.settings import OnlineEvalSettings
     from api.runs.cluster.protocol import Cluster
     from api.runs.log.records import RunRecord, StoredEvent
@@ -63,6 +63,7 @@ class OnlineEvaluator:
         clock: Clock,
         cluster: Cluster | None,
         observe: Callable[[OnlineScore], None],
+        judge: Grader | None = None,
     ) -> None:
         self._log = log
         self._store = store
@@ -71,6 +72,7 @@ class OnlineEvaluator:
         self._cluster = cluster
         self._observe = observe
         """Called once per kept score (the /metrics histogram and pass counter)."""
+        self._judge = judge
         self._name = f"{socket.gethostname()}:{os.getpid()}"
         """Who scored a run, as its "scored" row says."""
         self._task: asyncio.Task[None] | None = None
@@ -104,7 +106,7 @@ class OnlineEvaluator:
         if run is None:
             return 0  # erased since it was listed
         try:
-            scores = await score_run(run, self._settings.scoring, at=finished_at)
+            scores = await score_run(run, self._settings.scoring, at=finished_at, judge=self._judge)
         except Exception:
             logger.exception("online evaluation could not score run %s; it is left unscored", run_id)
             return 0

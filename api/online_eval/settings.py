@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agent import ConfigError, read_float, read_optional_int
-from agent.evaluation import OnlineScoring
+from agent.evaluation import JudgeSettings, OnlineScoring
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -25,6 +25,9 @@ class OnlineEvalSettings(msgspec.Struct, frozen=True, kw_only=True):
     (``HARNESS_ONLINE_EVAL_INTERVAL_S``)."""
     batch: int = 200
     """Finished runs looked at per pass (``HARNESS_ONLINE_EVAL_BATCH``)."""
+    judge: JudgeSettings | None = None
+    """The judge's provider and model (``HARNESS_JUDGE_PROVIDER``, ``HARNESS_JUDGE_MODEL``, as ``harness eval``
+    reads them) when ``scoring.judge_rubric`` is set."""
 
     @property
     def enabled(self) -> bool:
@@ -44,8 +47,13 @@ class OnlineEvalSettings(msgspec.Struct, frozen=True, kw_only=True):
         batch = read_optional_int(env, "HARNESS_ONLINE_EVAL_BATCH")
         if batch is not None and batch < 1:
             raise ConfigError(f"HARNESS_ONLINE_EVAL_BATCH must be at least 1, got {batch}")
-        return cls(
-            scoring=OnlineScoring(rate=rate, latency_budget_ms=None if latency_ms < 0 else latency_ms),
-            interval_s=interval_s,
-            batch=batch or 200,
+        rubric = env.get("HARNESS_ONLINE_EVAL_JUDGE_RUBRIC", "").strip() or None
+        judge = JudgeSettings.from_env(env) if rubric else None
+        if rubric and judge is None:
+            raise ConfigError(
+                "HARNESS_ONLINE_EVAL_JUDGE_RUBRIC needs a judge: set HARNESS_JUDGE_PROVIDER (and HARNESS_JUDGE_MODEL)"
+            )
+        scoring = OnlineScoring(
+            rate=rate, latency_budget_ms=None if latency_ms < 0 else latency_ms, judge_rubric=rubric
         )
+        return cls(scoring=scoring, interval_s=interval_s, batch=batch or 200, judge=judge)
