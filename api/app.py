@@ -84,7 +84,7 @@ from api.runs.stores import open_run_stores
 from api.runs.stream.follow import RunStreams
 from api.runs.threads import ThreadBook
 from api.settings import Settings
-from api.webhooks import WebhookSender, check_url, open_webhook_outbox
+from api.webhooks import WebhookSender, check_url, open_webhook_outbox, webhook_pattern
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -327,6 +327,7 @@ def create_app(
                 "auth": identity,
                 "custom_auth": custom_auth,
                 "metrics": metrics,
+                "webhook_pattern": webhook_pattern(settings.webhooks.allowed_hosts),
             }
         ),
         guards=[authorize_route] if custom_auth is not None else None,

@@ -29,10 +29,13 @@ _RESUMES = {"type": "object", "required": ["resume"], "properties": {"resume": _
 _INPUT_AND_RESUME = {"required": ["input", "command"], "properties": {"input": _NOT_NULL, "command": _RESUMES}}
 
 
-def describe_run_create(components: dict[str, Any], served: Iterable[ServedAssistant], ref: str) -> None:
+def describe_run_create(
+    components: dict[str, Any], served: Iterable[ServedAssistant], ref: str, webhook_pattern: str | None = None
+) -> None:
     """Narrow the ``RunCreate`` component of ``components`` to what the service serves (``ref``: the template of a
-    component's ``$ref``)."""
+    component's ``$ref``; ``webhook_pattern``: the URLs a ``webhook`` may be, None: no webhook is taken)."""
     schema = components["RunCreate"]
+    schema["properties"]["webhook"] = _webhook(schema["properties"]["webhook"], webhook_pattern)
     graphs = list(served)
     ids = [name for graph in graphs for name in graph]
     schema["properties"]["assistant_id"] = {
@@ -51,6 +54,22 @@ def describe_run_create(components: dict[str, Any], served: Iterable[ServedAssis
             chosen = {"required": ["assistant_id"], "properties": {"assistant_id": {"enum": support}}}
             rules.append({"if": chosen, "then": support_run})
     schema["allOf"] = rules
+
+
+def _webhook(schema: dict[str, Any], pattern: str | None) -> dict[str, Any]:
+    """``webhook`` as ``HARNESS_WEBHOOK_ALLOWED_HOSTS`` has it (``api.webhooks.webhook_pattern``)."""
+    if pattern is None:
+        return {
+            "type": "null",
+            "default": None,
+            "description": "Webhooks are off here (`HARNESS_WEBHOOK_ALLOWED_HOSTS` names no host): null or absent.",
+        }
+    return {
+        "anyOf": [{"type": "string", "pattern": pattern}, {"type": "null"}],
+        "default": None,
+        "description": schema.get("description", "")
+        + " The hosts allowed here are those the pattern names (any case, an optional port).",
+    }
 
 
 def _support_turn(ref: str) -> dict[str, Any]:

@@ -361,9 +361,11 @@ def _id_header(description: str) -> OpenAPIHeader:
     )
 
 
-def contract_schemas(served: Iterable[ServedAssistant] = BUILT_IN_ASSISTANTS) -> dict[str, Any]:
+def contract_schemas(
+    served: Iterable[ServedAssistant] = BUILT_IN_ASSISTANTS, webhook_pattern: str | None = None
+) -> dict[str, Any]:
     """Component schemas of every contract Struct, as msgspec generates (and validates) them, ``RunCreate`` narrowed
-    to the ``served`` assistants."""
+    to the ``served`` assistants and the webhooks allowed (``webhook_pattern``; None: none)."""
     (*_, envelope), components = msgspec.json.schema_components((*_CONTRACT_TYPES, Envelope), ref_template=_REF)
     components["Envelope"] = {
         "title": "Envelope",
@@ -390,12 +392,16 @@ def contract_schemas(served: Iterable[ServedAssistant] = BUILT_IN_ASSISTANTS) ->
     components["EventStream"] = event_stream_schema(
         "EventStream", _REF.format(name="ServerSentEvent"), "A run's events as Server-Sent Events."
     )
-    describe_run_create(components, served, _REF)
+    describe_run_create(components, served, _REF, webhook_pattern)
     return {**components, **agui_schemas(_REF), **agent_protocol_stream_schemas(_REF)}
 
 
 def finalize(
-    document: dict[str, Any], *, identity: bool, served: Iterable[ServedAssistant] = BUILT_IN_ASSISTANTS
+    document: dict[str, Any],
+    *,
+    identity: bool,
+    served: Iterable[ServedAssistant] = BUILT_IN_ASSISTANTS,
+    webhook_pattern: str | None = None,
 ) -> dict[str, Any]:
     """Litestar's document with the contract's schemas (runs of the ``served`` assistants), without the 400 this API
     never answers, parameters as the server reads them, and, when ``identity`` is on, the bearer scheme required by
@@ -418,7 +424,7 @@ def finalize(
             if identity:
                 operation["security"] = [] if operation["operationId"] in PUBLIC_OPERATIONS else [{"bearer": []}]
     components = document.setdefault("components", {})
-    components["schemas"] = contract_schemas(served)
+    components["schemas"] = contract_schemas(served, webhook_pattern)
     if identity:
         components["securitySchemes"] = {"bearer": BEARER_SCHEME}
     return document
@@ -485,7 +491,12 @@ def openapi_document(app: Litestar) -> dict[str, Any]:
     if cached is None:
         runs = app.state.get("runs")
         served = BUILT_IN_ASSISTANTS if runs is None else [(each.graph_id, each.assistant_id) for each in runs.graphs]
-        cached = finalize(app.openapi_schema.to_schema(), identity=bool(app.state.get("identity")), served=served)
+        cached = finalize(
+            app.openapi_schema.to_schema(),
+            identity=bool(app.state.get("identity")),
+            served=served,
+            webhook_pattern=app.state.get("webhook_pattern"),
+        )
         app.state["openapi_document"] = cached
     return cached
 

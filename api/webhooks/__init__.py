@@ -17,7 +17,7 @@ from api.webhooks.errors import WebhookNotAllowed
 from api.webhooks.sender import WebhookSender, delivery_body
 from api.webhooks.settings import WebhookSettings
 from api.webhooks.signing import signature, signing_key, verify, webhook_headers
-from api.webhooks.targets import TargetRefused, check_url
+from api.webhooks.targets import TargetRefused, check_url, webhook_pattern
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -40,6 +40,7 @@ __all__ = (
     "signing_key",
     "verify",
     "webhook_headers",
+    "webhook_pattern",
 )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -19,7 +20,7 @@ from api.webhooks.errors import WebhookNotAllowed
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-__all__ = ("Target", "TargetRefused", "check_url", "resolve")
+__all__ = ("Target", "TargetRefused", "check_url", "resolve", "webhook_pattern")
 
 _SETTING = "HARNESS_WEBHOOK_ALLOWED_HOSTS"
 
@@ -61,11 +62,45 @@ def parse(url: str, allowed: Collection[str]) -> Target:
 
 
 def check_url(url: str, allowed: Collection[str]) -> None:
-    """Refuse (422 ``webhook_not_allowed``) a ``webhook`` that is not an http(s) URL of an allowed host."""
+    """Refuse (422 ``webhook_not_allowed``) a ``webhook`` that is not an http(s) URL of an allowed host: exactly the
+    URLs ``webhook_pattern`` does not match, the rule the OpenAPI document the service serves states."""
+    pattern = webhook_pattern(allowed)
+    if pattern is None:
+        raise WebhookNotAllowed(f"Webhooks are off: {_SETTING} names no host.")
+    if re.fullmatch(pattern, url) is None:
+        raise WebhookNotAllowed(
+            f"webhook must be an http or https URL (no user, a port up to 65535, printable ASCII) whose host is one "
+            f"of {_SETTING}: {', '.join(sorted(allowed))}."
+        )
     try:
         parse(url, allowed)
-    except TargetRefused as exc:
+    except TargetRefused as exc:  # not expected once the pattern matched
         raise WebhookNotAllowed(f"{exc} (the hosts a webhook may name are set by {_SETTING}).") from None
+
+
+_PORT = r"(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?"
+_REST = r"(?:[/?#][!-~]*)?"
+
+
+def webhook_pattern(allowed: Collection[str]) -> str | None:
+    """The URLs a ``webhook`` may be, as a regular expression that Python and JSON Schema (ECMA 262) read alike:
+    ``http`` or ``https``, a listed host in any case (an IPv6 address in brackets), an optional port, then a path,
+    query or fragment of printable ASCII. None: no host is listed, no URL is."""
+    if not allowed:
+        return None
+    hosts = "|".join((r"\[" + _any_case(host) + r"\]") if ":" in host else _any_case(host) for host in sorted(allowed))
+    return f"^https?://(?:{hosts}){_PORT}{_REST}$"
+
+
+_SPECIAL = frozenset(".[]()*+?{}|^$\\/")
+
+
+def _any_case(host: str) -> str:
+    """``host`` as a pattern matching it in any case (hosts are compared without case)."""
+    return "".join(
+        f"[{ch.lower()}{ch.upper()}]" if ch.isascii() and ch.isalpha() else ("\\" + ch if ch in _SPECIAL else ch)
+        for ch in host
+    )
 
 
 async def resolve(target: Target, allowed: Collection[str]) -> str:

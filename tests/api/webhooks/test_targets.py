@@ -5,21 +5,25 @@ address is refused unless that address is listed too. The retry schedule doubles
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from api.webhooks import WebhookNotAllowed, check_url, retry_delay
 from api.webhooks.settings import WebhookSettings
-from api.webhooks.targets import TargetRefused, parse, resolve
+from api.webhooks.targets import TargetRefused, parse, resolve, webhook_pattern
 
 
 @pytest.mark.parametrize(
     ("url", "allowed", "said"),
     [
-        ("https://hooks.example.com/x", set(), "webhooks are off: HARNESS_WEBHOOK_ALLOWED_HOSTS names no host"),
-        ("https://evil.example.net/x", {"hooks.example.com"}, "is not one of HARNESS_WEBHOOK_ALLOWED_HOSTS"),
+        ("https://hooks.example.com/x", set(), "Webhooks are off: HARNESS_WEBHOOK_ALLOWED_HOSTS names no host"),
+        ("https://evil.example.net/x", {"hooks.example.com"}, "one of HARNESS_WEBHOOK_ALLOWED_HOSTS"),
+        ("https://hooks.example.com.evil.net/x", {"hooks.example.com"}, "one of HARNESS_WEBHOOK_ALLOWED_HOSTS"),
+        ("https://me@hooks.example.com/x", {"hooks.example.com"}, "no user"),
         ("ftp://hooks.example.com/x", {"hooks.example.com"}, "http or https"),
         ("file:///etc/passwd", {"hooks.example.com"}, "http or https"),
-        ("https://hooks.example.com:99999/x", {"hooks.example.com"}, "is not a URL"),
-        ("http://169.254.169.254/latest/meta-data", {"hooks.example.com"}, "is not one of"),
+        ("https://hooks.example.com:99999/x", {"hooks.example.com"}, "a port up to 65535"),
+        ("http://169.254.169.254/latest/meta-data", {"hooks.example.com"}, "one of"),
     ],
 )
 def test_a_webhook_not_allowed_is_a_422_naming_the_setting(url: str, allowed: set[str], said: str) -> None:
@@ -32,7 +36,18 @@ def test_a_webhook_not_allowed_is_a_422_naming_the_setting(url: str, allowed: se
 
 
 def test_an_allowed_host_is_compared_without_case() -> None:
-    check_url("https://Hooks.Example.COM/path?q=1", {"hooks.example.com"})
+    check_url("https://Hooks.Example.COM:8443/path?q=1#f", {"hooks.example.com"})
+    check_url("http://[::1]:80/", {"::1"})
+
+
+ALLOWED = {"hooks.example.com", "127.0.0.1", "::1"}
+
+
+@given(url=st.from_regex(webhook_pattern(ALLOWED) or "", fullmatch=True))
+def test_every_url_the_schema_admits_is_taken_for_its_allowed_host(url: str) -> None:
+    check_url(url, ALLOWED)
+
+    assert parse(url, ALLOWED).host in ALLOWED
 
 
 def test_the_setting_lists_hosts_lower_case_and_ipv6_without_brackets() -> None:
