@@ -166,7 +166,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             graphs_config=_optional_path(env, "HARNESS_CONFIG"),
             metrics_token=(env.get("HARNESS_METRICS_TOKEN") or "").strip() or None,
             auth=AuthConfig.from_env(env),
-            online_eval=OnlineEvalSettings.from_env(env),
+            online_eval=OnlineEvalSettings.from_env(env, retention_days=None if retention_days < 0 else retention_days),
             webhooks=WebhookSettings.from_env(env),
             agent=agent,
         )

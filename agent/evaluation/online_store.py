@@ -61,6 +61,10 @@ class OnlineScoreStore(Protocol):
         """The scores of the runs that finished in ``[since, until)``, of ``assistant`` or of all."""
         ...
 
+    async def purge(self, before: str) -> int:
+        """Remove the scores of the runs that finished before ``before``, and their scored rows; how many runs."""
+        ...
+
 
 class SqliteOnlineScores:
     def __init__(self, path: Path) -> None:
@@ -83,6 +87,28 @@ class SqliteOnlineScores:
 
     async def scores(self, since: str, until: str, assistant: str | None = None) -> list[OnlineScore]:
         return await asyncio.to_thread(self._scores, since, until, assistant)
+
+    async def purge(self, before: str) -> int:
+        return await asyncio.to_thread(self._purge, before)
+
+    def _purge(self, before: str) -> int:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(
+                    "DELETE FROM online_eval_runs WHERE run_id IN "
+                    "(SELECT DISTINCT run_id FROM online_eval_scores WHERE at < ?)",
+                    (before,),
+                )
+                removed = self._db.execute(
+                    "SELECT count(DISTINCT run_id) FROM online_eval_scores WHERE at < ?", (before,)
+                ).fetchone()[0]
+                self._db.execute("DELETE FROM online_eval_scores WHERE at < ?", (before,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return int(removed)
 
     def _cursor(self) -> Position:
         with self._lock:

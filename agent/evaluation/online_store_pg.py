@@ -71,6 +71,18 @@ class PostgresOnlineScores:
                 )
         return True
 
+    async def purge(self, before: str) -> int:
+        async with self._pool.connection() as connection, connection.transaction():
+            gone = await (
+                await connection.execute(
+                    "DELETE FROM online_eval_runs WHERE run_id IN "
+                    "(SELECT DISTINCT run_id FROM online_eval_scores WHERE at < %s) RETURNING run_id",
+                    (before,),
+                )
+            ).fetchall()
+            await connection.execute("DELETE FROM online_eval_scores WHERE at < %s", (before,))
+        return len(gone)
+
     async def scores(self, since: str, until: str, assistant: str | None = None) -> list[OnlineScore]:
         async with self._pool.connection() as connection:
             rows = await (

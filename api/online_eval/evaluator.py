@@ -7,6 +7,7 @@ little). A run the sampling picks (``sampled``: its id's hash, so every instance
 event log, scored, and its scores kept in one transaction with its "scored" row: a run found scored is not scored
 again, so an instance that dies mid-way loses nothing (the cursor moves only after a batch) and the next one scores
 no run twice. A run is never slowed or failed by this: it has finished, and a scorer that raises skips the run.
+With ``HARNESS_RETENTION_DAYS``, the scores of runs that finished before the retention go on the same turn.
 """
 
 from __future__ import annotations
@@ -99,6 +100,10 @@ class OnlineEvaluator:
             position = (changed_at, run_id)
         if runs:
             await self._store.advance(position)
+        if settings.retention_s is not None:
+            purged = await self._store.purge(cutoff(self._clock.now_ns(), settings.retention_s))
+            if purged:
+                logger.info("online evaluation purged the scores of %d runs past the retention", purged)
         return scored
 
     async def _score(self, run_id: str, finished_at: str) -> int:

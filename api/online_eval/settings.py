@@ -25,6 +25,9 @@ class OnlineEvalSettings(msgspec.Struct, frozen=True, kw_only=True):
     (``HARNESS_ONLINE_EVAL_INTERVAL_S``)."""
     batch: int = 200
     """Finished runs looked at per pass (``HARNESS_ONLINE_EVAL_BATCH``)."""
+    retention_s: float | None = None
+    """Scores of runs that finished longer ago than this go, as retention purges the runs
+    (``HARNESS_RETENTION_DAYS``; unset: kept)."""
     judge: JudgeSettings | None = None
     """The judge's provider and model (``HARNESS_JUDGE_PROVIDER``, ``HARNESS_JUDGE_MODEL``, as ``harness eval``
     reads them) when ``scoring.judge_rubric`` is set."""
@@ -34,7 +37,8 @@ class OnlineEvalSettings(msgspec.Struct, frozen=True, kw_only=True):
         return self.scoring.rate > 0
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> OnlineEvalSettings:
+    def from_env(cls, env: Mapping[str, str], *, retention_days: float | None = None) -> OnlineEvalSettings:
+        """``retention_days``: ``HARNESS_RETENTION_DAYS`` as the service's settings read it."""
         rate = read_float(env, "HARNESS_ONLINE_EVAL_RATE", 0.0)
         if not 0.0 <= rate <= 1.0:
             raise ConfigError(f"HARNESS_ONLINE_EVAL_RATE must be within 0 and 1 (a share of the runs), got {rate:g}")
@@ -56,4 +60,5 @@ class OnlineEvalSettings(msgspec.Struct, frozen=True, kw_only=True):
         scoring = OnlineScoring(
             rate=rate, latency_budget_ms=None if latency_ms < 0 else latency_ms, judge_rubric=rubric
         )
-        return cls(scoring=scoring, interval_s=interval_s, batch=batch or 200, judge=judge)
+        retention_s = None if retention_days is None else retention_days * 86_400
+        return cls(scoring=scoring, interval_s=interval_s, batch=batch or 200, retention_s=retention_s, judge=judge)

@@ -149,3 +149,25 @@ def test_settings_default_to_off() -> None:
 
     assert not OnlineEvalSettings.from_env({}).enabled
     assert settings.scoring == OnlineScoring(rate=0.25, latency_budget_ms=900.0)
+
+
+async def test_scores_of_runs_older_than_the_retention_go_and_are_not_scored_again(settings: Settings) -> None:
+    async with AsyncTestClient(create_app(settings)) as client:
+        await chat(client, PASSWORD)
+        runs = client.app.state.runs
+
+        async def work(retention_s: float) -> tuple[int, int]:
+            online = OnlineEvalSettings(scoring=OnlineScoring(rate=1.0), retention_s=retention_s)
+            async with open_online_scores(settings.agent, runs.agent.stores.database) as store:
+                evaluator = OnlineEvaluator(
+                    runs.log, store, online, clock=AheadClock(), cluster=None, observe=lambda score: None
+                )
+                scored = await evaluator.score_once()
+                return scored, len(await store.scores("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z"))
+
+        kept = await on_app(client, work, 3600.0)
+        await chat(client, PASSWORD)
+        purged = await on_app(client, work, 1.0)
+
+    assert kept == (1, 3), "within the retention: its three scores are kept"
+    assert purged == (1, 0), "the new run scored, then every score of a run finished over a second ago purged"
