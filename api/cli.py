@@ -4,6 +4,7 @@ harness serve [--provider local]   the API under uvicorn (HARNESS_* variables; `
 harness ask "question"             one turn in-process, printed as its ChatResponse
 harness eval [--gate] ...          the eval dataset through the graph, with reports and the quality gate
 harness eval capture RUN_ID...     finished runs as dataset cases (--dataset FILE); eval redteam, compare too
+harness eval online --since 24h    online scores of production runs with intervals (--baseline-since: drift)
 harness docs [--check]             regenerate docs/ (OpenAPI, events.md, JSON Schemas, AsyncAPI)
 harness doctor --url URL           check a deployment from outside: negotiation, streaming through proxies, replay
 harness purge --older-than 30d     remove what finished before then (runs, events, checkpoints, interactions)
