@@ -17,25 +17,24 @@ from agent.graphs import SUPPORT_GRAPH_ID, assistant_id_of
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ("BUILT_IN_ASSISTANTS", "ServedAssistant", "describe_run_create")
+__all__ = ("BUILT_IN_ASSISTANTS", "ServedAssistant", "describe_run_create", "narrow_webhooks")
 
 ServedAssistant = tuple[str, str]
 """A served graph: its graph id and its assistant id."""
 BUILT_IN_ASSISTANTS: tuple[ServedAssistant, ...] = ((SUPPORT_GRAPH_ID, assistant_id_of(SUPPORT_GRAPH_ID)),)
 """What the service serves with no ``langgraph.json``: the support agent (``harness docs`` writes this document)."""
 
+_RESPONSES = frozenset({"Cron", "ThreadRun"})
+"""Components that show a webhook rather than take one."""
 _NOT_NULL = {"not": {"type": "null"}}
 _RESUMES = {"type": "object", "required": ["resume"], "properties": {"resume": _NOT_NULL}}
 _INPUT_AND_RESUME = {"required": ["input", "command"], "properties": {"input": _NOT_NULL, "command": _RESUMES}}
 
 
-def describe_run_create(
-    components: dict[str, Any], served: Iterable[ServedAssistant], ref: str, webhook_pattern: str | None = None
-) -> None:
+def describe_run_create(components: dict[str, Any], served: Iterable[ServedAssistant], ref: str) -> None:
     """Narrow the ``RunCreate`` component of ``components`` to what the service serves (``ref``: the template of a
-    component's ``$ref``; ``webhook_pattern``: the URLs a ``webhook`` may be, None: no webhook is taken)."""
+    component's ``$ref``)."""
     schema = components["RunCreate"]
-    schema["properties"]["webhook"] = _webhook(schema["properties"]["webhook"], webhook_pattern)
     graphs = list(served)
     ids = [name for graph in graphs for name in graph]
     schema["properties"]["assistant_id"] = {
@@ -56,20 +55,30 @@ def describe_run_create(
     schema["allOf"] = rules
 
 
-def _webhook(schema: dict[str, Any], pattern: str | None) -> dict[str, Any]:
-    """``webhook`` as ``HARNESS_WEBHOOK_ALLOWED_HOSTS`` has it (``api.webhooks.webhook_pattern``)."""
-    if pattern is None:
-        return {
-            "type": "null",
-            "default": None,
-            "description": "Webhooks are off here (`HARNESS_WEBHOOK_ALLOWED_HOSTS` names no host): null or absent.",
-        }
-    return {
-        "anyOf": [{"type": "string", "pattern": pattern}, {"type": "null"}],
-        "default": None,
-        "description": schema.get("description", "")
-        + " The hosts allowed here are those the pattern names (any case, an optional port).",
-    }
+def narrow_webhooks(components: dict[str, Any], pattern: str | None) -> None:
+    """Every request's ``webhook`` (a run's, a cron's) as ``HARNESS_WEBHOOK_ALLOWED_HOSTS`` has it
+    (``api.webhooks.webhook_pattern``; None: no host is allowed, the field is null or absent)."""
+    for schema in components.values():
+        field = schema.get("properties", {}).get("webhook")
+        if field is None or schema.get("title") in _RESPONSES:
+            continue
+        described = field.get("description") or next(
+            (each["description"] for each in field.get("anyOf", []) if "description" in each), ""
+        )
+        if pattern is None:
+            schema["properties"]["webhook"] = {
+                "type": "null",
+                "default": None,
+                "description": f"{described} Webhooks are off here (`HARNESS_WEBHOOK_ALLOWED_HOSTS` names no host): "
+                "null or absent.",
+            }
+        else:
+            schema["properties"]["webhook"] = {
+                "anyOf": [{"type": "string", "pattern": pattern}, {"type": "null"}],
+                "default": None,
+                "description": f"{described} The hosts allowed here are those the pattern names (any case, an "
+                "optional port).",
+            }
 
 
 def _support_turn(ref: str) -> dict[str, Any]:

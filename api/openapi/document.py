@@ -30,7 +30,7 @@ from litestar.openapi.spec.enums import OpenAPIType
 
 from api.event_stream_schema import event_stream_schema
 from api.negotiation import EVENT_STREAM
-from api.openapi.agent_protocol_runs import BUILT_IN_ASSISTANTS, describe_run_create
+from api.openapi.agent_protocol_runs import BUILT_IN_ASSISTANTS, describe_run_create, narrow_webhooks
 from api.openapi.agent_protocol_stream import agent_protocol_stream_schemas
 from api.openapi.agui_schemas import agui_schemas
 from api.openapi_examples import (
@@ -392,7 +392,8 @@ def contract_schemas(
     components["EventStream"] = event_stream_schema(
         "EventStream", _REF.format(name="ServerSentEvent"), "A run's events as Server-Sent Events."
     )
-    describe_run_create(components, served, _REF, webhook_pattern)
+    describe_run_create(components, served, _REF)
+    narrow_webhooks(components, webhook_pattern)
     return {**components, **agui_schemas(_REF), **agent_protocol_stream_schemas(_REF)}
 
 

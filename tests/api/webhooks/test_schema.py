@@ -57,3 +57,19 @@ def test_the_served_schema_admits_a_webhook_exactly_when_the_server_takes_it(all
     body = {**TURN, "webhook": url}
 
     assert run_create(allowed).is_valid(body) == server_takes(url, allowed)
+
+
+@pytest.mark.parametrize("allowed", [frozenset(), ALLOWED], ids=["none allowed", "hosts allowed"])
+def test_every_request_that_takes_a_webhook_states_the_same_rule(allowed: frozenset[str]) -> None:
+    components = contract_schemas(BUILT_IN_ASSISTANTS, webhook_pattern(allowed))
+    taking = {
+        name: schema["properties"]["webhook"]
+        for name, schema in components.items()
+        if "webhook" in schema.get("properties", {})
+    }
+    urls = [None, "https://hooks.example.com/x", "http://[::1]:99999/", "https://evil.example.net/"]
+
+    assert "RunCreate" in taking
+    for name, field in taking.items():
+        verdicts = [Draft202012Validator(field).is_valid(url) for url in urls]
+        assert verdicts == [server_takes(url, allowed) for url in urls], name
