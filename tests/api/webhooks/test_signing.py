@@ -41,3 +41,14 @@ def test_a_receiver_accepts_the_delivery_and_refuses_any_change_or_a_replay() ->
 def test_a_standard_webhooks_secret_is_its_base64_bytes_and_any_other_its_text() -> None:
     assert signing_key("whsec_" + base64.b64encode(b"\x00\x01raw").decode()) == b"\x00\x01raw"
     assert signing_key("plain secret") == b"plain secret"
+
+
+def test_the_signature_is_standard_webhooks_own_on_its_published_vector() -> None:
+    """The Standard Webhooks (and Svix) example: a value their reference libraries compute, not this code."""
+    key = signing_key("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+    body = b'{"test": 2432232314}'
+
+    headers = webhook_headers(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body)
+
+    assert headers["webhook-signature"] == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+    assert verify(key, headers, body, now=1614265330)
