@@ -33,6 +33,7 @@ from tests.e2e.agent_protocol.turns import EXAMPLES, REFUND
 from tests.e2e.conftest import free_port
 from tests.support.graph_projects import write_project
 from tests.support.harness_process import HarnessProcess
+from tests.support.metrics import scrape
 from tests.support.shared_stores import fresh_shared_stores
 
 if TYPE_CHECKING:
@@ -220,8 +221,10 @@ async def test_one_instance_delivers_each_ended_run_once_signed_retrying_503s(tm
         await until(lambda: looks(outbox, erased["run_id"]) >= 1, "the sender looked at the paused run")
         await sdk.threads.delete(erased_thread)  # ends the waiting run, then erases the thread
         left_after_erasure = looks(outbox, erased["run_id"])
-        await sdk.runs.create(thread_id, "react_agent", input=LOOKUP, webhook=f"{receiver.url}/after-erasure")
+        last = await sdk.runs.create(thread_id, "react_agent", input=LOOKUP, webhook=f"{receiver.url}/after-erasure")
         await until(lambda: receiver.delivered("/after-erasure") != [], "a run after the erasure delivered")
+        await until(lambda: looks(outbox, last["run_id"]) < 0, "its delivery removed (and counted)")
+        metrics = await scrape(client)
 
     problem = refused.value.response
     assert problem.status_code == 422
@@ -241,6 +244,11 @@ async def test_one_instance_delivers_each_ended_run_once_signed_retrying_503s(tm
     assert signed(final)
     assert left_after_erasure == -1
     assert receiver.to("/erased") == [], "a run its thread's erasure ended is not delivered"
+    counted = {
+        outcome: metrics.value("harness_webhook_deliveries_total", outcome=outcome)
+        for outcome in ("delivered", "retried", "failed")
+    }
+    assert counted == {"delivered": 3, "retried": 2, "failed": 0}
 
 
 async def test_a_delivery_held_by_an_instance_killed_is_made_by_the_other_once(tmp_path: Path) -> None:
