@@ -107,8 +107,10 @@ def claim(
 class CronStore(Protocol):
     """One file per backend: ``sqlite`` (embedded) and ``postgres`` (shared)."""
 
-    async def put(self, record: CronRecord) -> None:
-        """Insert the cron, or replace what a client may change of it (not a firing in flight)."""
+    async def put(self, record: CronRecord, *, reschedule: bool = True) -> None:
+        """Insert the cron, or replace what a client may change of it (not a firing in flight; its next firing only
+        with ``reschedule``, so that a change of its run made while it fires cannot set back what the claim moved on).
+        """
         ...
 
     async def get(self, cron_id: str) -> CronRecord | None: ...

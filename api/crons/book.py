@@ -162,8 +162,8 @@ class CronBook:
         if rescheduled:
             record.next_run_ms = next_firing(record, now) if record.enabled else None
         record.updated_at = format_timestamp(now * 1_000_000)
-        await self.store.put(record)
-        return record
+        await self.store.put(record, reschedule=rescheduled)
+        return await self.store.get(cron_id) or record
 
     async def delete(self, cron_id: str, principal: Principal) -> None:
         await self.get(cron_id, principal)

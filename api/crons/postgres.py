@@ -38,12 +38,13 @@ class PostgresCronStore:
         async with migration_lock(self._pool) as connection:
             await apply_migrations(connection, "crons", MIGRATIONS)
 
-    async def put(self, record: CronRecord) -> None:
+    async def put(self, record: CronRecord, *, reschedule: bool = True) -> None:
         async with self._pool.connection() as connection:
             await connection.execute(
                 "INSERT INTO harness_crons (cron_id, owner, thread_id, enabled, next_run_ms, body)"
                 " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (cron_id) DO UPDATE SET enabled = EXCLUDED.enabled,"
-                " next_run_ms = EXCLUDED.next_run_ms, body = EXCLUDED.body",
+                " body = EXCLUDED.body,"
+                " next_run_ms = CASE WHEN %s THEN EXCLUDED.next_run_ms ELSE harness_crons.next_run_ms END",
                 (
                     record.cron_id,
                     owner_key(record.owner),
@@ -51,6 +52,7 @@ class PostgresCronStore:
                     record.enabled,
                     record.next_run_ms,
                     encode_body(record, self._sealer),
+                    reschedule,
                 ),
             )
 

@@ -43,11 +43,11 @@ class SqliteCronStore:
         self._db.executescript(_SCHEMA)
         self._sealer = sealer
 
-    async def put(self, record: CronRecord) -> None:
+    async def put(self, record: CronRecord, *, reschedule: bool = True) -> None:
         self._db.execute(
             "INSERT INTO crons (cron_id, owner, thread_id, enabled, next_run_ms, body) VALUES (?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (cron_id) DO UPDATE SET enabled = excluded.enabled, next_run_ms = excluded.next_run_ms,"
-            " body = excluded.body",
+            " ON CONFLICT (cron_id) DO UPDATE SET enabled = excluded.enabled, body = excluded.body,"
+            " next_run_ms = CASE WHEN ? THEN excluded.next_run_ms ELSE crons.next_run_ms END",
             (
                 record.cron_id,
                 owner_key(record.owner),
@@ -55,6 +55,7 @@ class SqliteCronStore:
                 int(record.enabled),
                 record.next_run_ms,
                 encode_body(record, self._sealer),
+                reschedule,
             ),
         )
 

@@ -101,6 +101,21 @@ async def test_a_claim_takes_a_due_firing_once_and_moves_the_cron_on(backend: st
         assert (stored.firing_ms, stored.next_run_ms) == (None, NOW_MS + MINUTE_MS)
 
 
+async def test_a_change_that_does_not_reschedule_keeps_what_a_claim_moved_on(backend: str, tmp_path: Path) -> None:
+    async with _store(backend, tmp_path) as store:
+        await store.put(_cron("c1"))
+        read_before_the_claim = await store.get("c1")  # a PATCH of its input reads it ...
+        await store.claim_due(NOW_MS, LEASE_MS, next_firing, 10)  # ... the scheduler fires it meanwhile ...
+        assert read_before_the_claim is not None
+        read_before_the_claim.payload = {"assistant_id": "echo", "input": {"n": 2}}
+        await store.put(read_before_the_claim, reschedule=False)  # ... and the PATCH writes it back
+        stored = await store.get("c1")
+        assert stored is not None
+        assert (stored.next_run_ms, stored.firing_ms) == (NOW_MS + MINUTE_MS, NOW_MS), "the firing is not due again"
+        assert stored.payload["input"] == {"n": 2}
+        assert await store.claim_due(NOW_MS + 1, LEASE_MS * 10, next_firing, 10) == []
+
+
 async def test_missed_firings_are_one_catch_up_firing_not_a_burst(backend: str, tmp_path: Path) -> None:
     async with _store(backend, tmp_path) as store:
         await store.put(_cron("c1", due_ms=NOW_MS - 60 * MINUTE_MS))  # an hour of minutes missed
@@ -152,7 +167,8 @@ async def test_a_threads_and_a_subjects_crons_are_forgotten(backend: str, tmp_pa
 
 
 _LONG_LEASE_MS = 60 * MINUTE_MS
-"""Longer than the claimers' rounds: one a round ahead of the other must not take back a firing in flight."""
+"""Longer than the claimers' rounds: no firing in flight is taken back. The claimers go round by round together: one
+a round ahead would claim a firing the other has not, as one catch-up firing for the rounds between (by design)."""
 
 
 def _count_firings(claims: list[list[CronRecord]]) -> Counter[tuple[str, int]]:
@@ -165,6 +181,7 @@ async def test_two_postgres_claimers_never_take_one_firing() -> None:
         for index in range(40):
             await stores[0].put(_cron(f"c{index:02d}"))
         claims: list[list[CronRecord]] = []
+        rounds = asyncio.Barrier(2)
 
         async def claimer(store: CronStore) -> None:
             for step in range(6):  # each round, every cron is due again (its next firing a minute on)
@@ -173,7 +190,7 @@ async def test_two_postgres_claimers_never_take_one_firing() -> None:
                     claims.append(batch)
                     for claimed in batch:
                         await store.fired(claimed.cron_id, claimed.firing_ms or 0)
-                await asyncio.sleep(0)
+                await rounds.wait()
 
         await asyncio.gather(claimer(stores[0]), claimer(stores[1]))
         firings = _count_firings(claims)
@@ -189,12 +206,12 @@ def test_two_sqlite_claimers_never_take_one_firing(tmp_path: Path) -> None:
     for index in range(40):
         asyncio.run(setup.put(_cron(f"c{index:02d}")))
     claims: list[list[CronRecord]] = []
-    start = threading.Barrier(2)
+    rounds = threading.Barrier(2)
 
     def claimer() -> None:
         store = SqliteCronStore(path)
-        start.wait()
         for step in range(6):
+            rounds.wait()
             now = NOW_MS + step * MINUTE_MS
             while batch := asyncio.run(store.claim_due(now, _LONG_LEASE_MS, next_firing, 7)):
                 claims.append(batch)
