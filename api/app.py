@@ -236,7 +236,11 @@ def create_app(
                 await webhooks.stop()
                 await runs.close()
 
-    custom_auth = load_custom_auth(settings.graphs_config, identity_configured=settings.auth.enabled)
+    custom_auth = load_custom_auth(
+        settings.graphs_config,
+        identity_configured=settings.auth.enabled,
+        read_timeout_s=settings.request_read_timeout_s,
+    )
     identity = Identity(settings.auth) if settings.auth.enabled else None
     middleware: list[Any] = [metrics.middleware()]
     middleware += site_checks(hosts_allowed=settings.hosts_allowed, cors_origins=settings.cors_origins)

@@ -18,6 +18,7 @@ False is a 403, a dict is a filter on metadata (``api.runs.metadata_filter``) th
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,7 @@ from litestar import Request
 from agent import ConfigError
 from agent.graphs import apply_graphs_config, load_auth_object, read_graphs_config
 from api.auth.custom_user import AuthUser, user_of
-from api.exceptions import AccessDenied, AuthRefused
+from api.exceptions import AccessDenied, AuthRefused, RequestTimeout
 from api.runs.metadata_filter import MetadataFilter, checked_filter
 
 if TYPE_CHECKING:
@@ -51,9 +52,10 @@ INJECTED = frozenset({"request", "body", "path", "method", "path_params", "query
 
 
 class CustomAuth:
-    def __init__(self, auth: Auth, source: str) -> None:
+    def __init__(self, auth: Auth, source: str, *, read_timeout_s: float = 10.0) -> None:
         """``auth`` must have an ``@auth.authenticate`` handler whose parameters are all ``INJECTED`` (or have
-        defaults): ``ConfigError`` else."""
+        defaults): ``ConfigError`` else. ``read_timeout_s``: the most a request's body may take to arrive when the
+        handler takes ``body`` (read before the body checks, which bound it on every other route)."""
         handler = auth._authenticate_handler
         if handler is None:
             raise ConfigError(
@@ -72,10 +74,11 @@ class CustomAuth:
         self._auth = auth
         self._authenticate: Callable[..., Any] = handler
         self._wants = frozenset(inspect.signature(handler).parameters) & INJECTED
+        self._read_timeout_s = read_timeout_s
         self.source = source
 
     @classmethod
-    def load(cls, config: GraphsConfig) -> CustomAuth:
+    def load(cls, config: GraphsConfig, *, read_timeout_s: float = 10.0) -> CustomAuth:
         """The ``Auth`` object ``config``'s ``auth.path`` names; ``ConfigError`` naming the file and the key when it
         does not load or is no ``langgraph_sdk.Auth``."""
         assert config.auth is not None, "a configuration with auth.path"
@@ -86,13 +89,17 @@ class CustomAuth:
                 "langgraph_sdk.Auth"
             )
         try:
-            return cls(found, config.auth.source)
+            return cls(found, config.auth.source, read_timeout_s=read_timeout_s)
         except ConfigError as exc:
             raise ConfigError(f"{config.path}: {exc}") from None
 
     async def authenticate(self, connection: ASGIConnection[Any, Any, Any, Any]) -> AuthUser:
         """The user the handler says sent the request; ``AuthRefused`` (401 unless the handler said otherwise)."""
-        arguments = await _arguments(self._wants, connection)
+        try:
+            async with asyncio.timeout(self._read_timeout_s):
+                arguments = await _arguments(self._wants, connection)
+        except TimeoutError:
+            raise RequestTimeout(f"The request's body did not arrive within {self._read_timeout_s:g} s.") from None
         try:
             result = await _called(self._authenticate, **arguments)
         except HTTPException as exc:
@@ -202,7 +209,9 @@ async def _json_body(request: Request[Any, Any, Any]) -> Any:
         return None
 
 
-def load_custom_auth(graphs_config: Path | None, *, identity_configured: bool) -> CustomAuth | None:
+def load_custom_auth(
+    graphs_config: Path | None, *, identity_configured: bool, read_timeout_s: float = 10.0
+) -> CustomAuth | None:
     """The ``auth.path`` of the ``langgraph.json`` at ``graphs_config``, loaded; None without one. With the
     service's own identity configured too (a tokens file, JWTs), ``ConfigError``: two sources of who is asking
     would each let in whom the other refuses."""
@@ -217,4 +226,4 @@ def load_custom_auth(graphs_config: Path | None, *, identity_configured: bool) -
             "auth.path replaces the service's own identity"
         )
     apply_graphs_config(config)  # its env and local dependencies, which auth.py may import
-    return CustomAuth.load(config)
+    return CustomAuth.load(config, read_timeout_s=read_timeout_s)

@@ -3,6 +3,7 @@ handler names, what its result becomes, how its refusals are answered, and which
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from agent import ConfigError
 from api.auth import Principal
 from api.auth.custom import CustomAuth
 from api.auth.custom_user import AuthUser, user_of
-from api.exceptions import AccessDenied, AuthRefused
+from api.exceptions import AccessDenied, AuthRefused, RequestTimeout
 
 
 class _Route:
@@ -106,6 +107,23 @@ async def test_only_the_named_parameters_are_passed_and_a_body_that_is_not_json_
     await custom(authenticate).authenticate(connection(body=b"not json"))
 
     assert seen == {"body": None, "authorization": None}
+
+
+async def test_a_body_the_handler_takes_must_arrive_within_the_read_timeout() -> None:
+    async def never() -> dict[str, Any]:
+        await asyncio.Event().wait()
+        raise AssertionError
+
+    def authenticate(body: Any) -> str:
+        return "alice"
+
+    auth = Auth()
+    auth.authenticate(authenticate)
+    slow = connection()
+    slow = ASGIConnection(slow.scope, never)
+
+    with pytest.raises(RequestTimeout):
+        await CustomAuth(auth, "./auth.py:auth", read_timeout_s=0.05).authenticate(slow)
 
 
 def test_a_handler_that_takes_what_is_not_passed_or_none_at_all_stops_the_start() -> None:
