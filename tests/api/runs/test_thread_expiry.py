@@ -4,6 +4,7 @@ created lately stay. On both store kinds, with a clock the test moves."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from litestar.testing import AsyncTestClient
@@ -12,6 +13,7 @@ from agent.graphs import ThreadTtl
 from agent.turns import thread_config
 from api.app import create_app
 from api.runs.erasure import Forgotten
+from api.runs.retention import cutoff
 from api.runs.thread_expiry import ThreadExpiry
 from tests.api.runs.test_purge import QUESTION, TravellingClock, chat, on_app
 from tests.support.decisions import decision_for
@@ -54,6 +56,7 @@ async def test_a_sweep_removes_the_threads_idle_for_longer_than_the_ttl_and_keep
         assert resumed.json()["status"] == "completed", "a thread waiting for a human is never idle"
 
         clock.travel(2 * HOUR_S)
+        await on_app(client, _idle_in_the_log, runs, paused["session_id"], cutoff(clock.now_ns(), HOUR_S))
         expiry = ThreadExpiry(
             runs.log, runs.eraser, ThreadTtl(default_ttl=60, sweep_interval_minutes=0.001), clock=clock, cluster=None
         )
@@ -61,3 +64,13 @@ async def test_a_sweep_removes_the_threads_idle_for_longer_than_the_ttl_and_keep
 
         assert later.sessions == 3, "once idle in turn, the others go too"
         assert await on_app(client, expiry.sweep_once) == Forgotten()
+
+
+async def _idle_in_the_log(runs: RunRegistry, session_id: str, before: str) -> None:
+    """Wait until the log counts the session idle: the JSON answer of a resume comes as its run ends, and the end
+    reaches the log's index of finished runs a moment later."""
+    for _ in range(500):
+        if session_id in await runs.log.idle_sessions(before, 100):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"session {session_id} is not idle in the log")
