@@ -31,7 +31,7 @@ __all__ = ("get_run_case",)
         'events have left the replay window, is 409 `run_not_capturable`. docs/evaluation.md, "Datasets from real '
         'runs".'
     ),
-    responses=problem_responses(401, 404, 409, 503),
+    responses=problem_responses(401, 404, 409, 422, 503),
 )
 async def get_run_case(
     run_id: Annotated[str, PathParameter(pattern=RUN_ID_PATTERN, description="The finished run to write as a case.")],

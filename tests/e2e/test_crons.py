@@ -1,7 +1,7 @@
 """Crons driven by langgraph-sdk's ``client.crons.*`` against real ``harness serve`` processes: one instance on the
 embedded stores (make, search, count, change, delete; a cron's runs are the thread's ordinary runs; bad bodies are
-problem+json; its runs POSTed to its webhook, to a receiver of the tests'), and two on the shared stores with a ``kill -9`` of one (each firing's run exactly once, the survivor
-firing on).
+problem+json; its runs POSTed to its webhook, to a receiver of the tests'), and two on the shared stores with a
+``kill -9`` of one (each firing's run exactly once, the survivor firing on).
 
 The graph is the tests' own (``tick``: it appends its input to a list) and the schedules have a sixth field of
 seconds, with ``HARNESS_CRON_TICK_S`` short, so a test sees firings in seconds, not minutes.
