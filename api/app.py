@@ -211,7 +211,6 @@ def create_app(
             app.state.crons = CronBook(
                 cron_store,
                 graphs,
-                runs.threads,
                 clock=clock,
                 ids=ids,
                 check_webhook=lambda url: check_url(url, settings.webhooks.allowed_hosts),

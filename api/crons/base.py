@@ -7,9 +7,10 @@ the claim reads them in SQL; the rest (the run it starts, its metadata) is one J
 
 The claim (``CronStore.claim_due``) is the one step of exactly-once: in one transaction it takes the due crons
 (enabled, ``next_run_ms`` passed, no firing in flight), moves each one's ``next_run_ms`` on and marks the firing it
-took (``firing_ms``) with a lease (``claimed_until_ms``). The instance that took it starts the run, then clears the
-mark (``fired``). A firing whose instance died before that is taken again once the lease has run out: it is the
-same firing (``CronRecord.retaken``), so the scheduler first looks whether its run exists.
+took (``firing_ms``) with a lease (``claimed_until_ms``). The instance that took it starts the run, renewing the
+lease while it does (``renew``), then clears the mark (``fired``). A firing whose instance died before that is
+taken again once the lease has run out: it is the same firing (``CronRecord.retaken``), so the scheduler first looks
+whether its run exists.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ class CronRecord(msgspec.Struct, kw_only=True):
     owner: str | None
     """The subject that made it (None with identity off): its runs are started as this subject."""
     account_id: str | None = None
+    auth_user: dict[str, Any] | None = None
+    """What langgraph.json's ``@auth.authenticate`` said of its maker (``Principal.user``; None with the service's
+    own identity): its runs get it as ``configurable["langgraph_auth_user"]``, as a run its maker started would."""
     thread_id: str | None
     """Its thread; None: each firing runs on a new thread."""
     assistant_id: str
@@ -126,6 +130,10 @@ class CronStore(Protocol):
     ) -> list[CronRecord]:
         """Take up to ``limit`` due firings (and firings in flight whose lease ran out) for this instance alone;
         ``advance`` gives a claimed cron's next firing after now (None: it fires no more)."""
+        ...
+
+    async def renew(self, cron_id: str, firing_ms: int, until_ms: int) -> None:
+        """Hold the firing's claim until ``until_ms`` (its run is still starting); nothing once it is cleared."""
         ...
 
     async def fired(self, cron_id: str, firing_ms: int) -> None:

@@ -1,12 +1,14 @@
 """What the cron routes do: make a cron of the caller's (its run checked as a run's body is), find, list, count,
 change and delete the caller's crons. Another subject's cron is not there: 404, absent from a search. With
 langgraph.json's ``auth.path``, each request sees the book ``narrowed`` by its ``@auth.on.crons`` handler: a cron
-whose metadata its filter excludes is not there either, and a cron it creates gets the metadata it wrote."""
+whose metadata its filter excludes is not there either, a cron it creates gets the metadata it wrote, and a change
+that would leave the cron outside the filter is refused (403). A cron's thread is looked up in the threads the
+request sees (hidden by an ``@auth.on.threads`` filter: 404)."""
 
 from __future__ import annotations
 
 import copy
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -16,6 +18,7 @@ from api.agent_protocol.requests import read_run_request
 from api.crons.base import CronRecord
 from api.crons.errors import CronNotFound, CronRequestInvalid
 from api.crons.schedule import Schedule, ScheduleInvalid, from_ms, to_ms
+from api.exceptions import AccessDenied
 from api.runs.metadata_filter import matches
 from contracts.agent_protocol import RunCreate
 from contracts.crons import Cron
@@ -55,7 +58,6 @@ class CronBook:
         self,
         store: CronStore,
         graphs: GraphRegistry,
-        threads: ThreadBook,
         *,
         clock: Clock,
         ids: IdFactory,
@@ -66,7 +68,6 @@ class CronBook:
         self.store = store
         self._check_webhook = check_webhook
         self._graphs = graphs
-        self._threads = threads
         self._clock = clock
         self._ids = ids
         self._where: MetadataFilter | None = None
@@ -80,11 +81,15 @@ class CronBook:
         view._stamped = stamped
         return view
 
-    async def create(self, data: CronCreate, principal: Principal, thread_id: str | None) -> CronRecord:
+    async def create(
+        self, data: CronCreate, principal: Principal, thread_id: str | None, threads: ThreadBook
+    ) -> CronRecord:
+        """``threads``: the threads as the request sees them (narrowed by langgraph.json's auth), where a cron's
+        thread must be found."""
         if thread_id is not None:
             if data.on_run_completed is not None:
                 raise _invalid("on_run_completed", "is for a cron without a thread (`POST /runs/crons`)")
-            await self._threads.get(thread_id, principal)  # the caller's, or 404
+            await threads.get(thread_id, principal)  # the caller's and not hidden from them, or 404
         schedule = _schedule(data.schedule, data.timezone)
         payload = {name: getattr(data, name) for name in _RUN_FIELDS}
         payload = {name: value for name, value in msgspec.to_builtins(payload).items() if value is not None}
@@ -96,6 +101,7 @@ class CronBook:
             cron_id=self._ids.new("cron"),
             owner=principal.subject,
             account_id=principal.account_id,
+            auth_user=principal.user,
             thread_id=thread_id,
             assistant_id=data.assistant_id,
             schedule=schedule.expression,
@@ -151,7 +157,7 @@ class CronBook:
         self.check_run(payload)
         record.payload = payload
         if data.metadata is not None:
-            record.metadata = dict(data.metadata)
+            record.metadata = self._kept_in_view(dict(data.metadata))
         if not isinstance(data.end_time, msgspec.UnsetType):
             record.end_time_ms = _end_time(data.end_time)
             rescheduled = True
@@ -175,6 +181,16 @@ class CronBook:
         requested = read_run_request(run_request(payload), self._graphs, detached=True)
         if requested.options.webhook is not None:
             self._check_webhook(requested.options.webhook)
+
+    def _kept_in_view(self, metadata: dict[str, Any]) -> dict[str, Any]:
+        """``metadata`` a change gives the cron, refused (403) when this request's filter would exclude the cron
+        then: it would stop existing for its owner (404 to every route) while it fires on."""
+        if not matches(metadata, self._where):
+            raise AccessDenied(
+                "The cron's new metadata is outside what the service's auth lets you see; keep the keys its filter "
+                "reads (as the metadata it wrote when the cron was made)."
+            )
+        return metadata
 
     def _now_ms(self) -> int:
         return self._clock.now_ns() // 1_000_000
@@ -204,7 +220,7 @@ def cron_view(record: CronRecord) -> Cron:
         user_id=record.owner,
         schedule=record.schedule,
         timezone=record.timezone,
-        end_time=None if record.end_time_ms is None else from_ms(record.end_time_ms),
+        end_time=None if record.end_time_ms is None else _shown(record.end_time_ms),
         enabled=record.enabled,
         next_run_date=None if record.next_run_ms is None else from_ms(record.next_run_ms),
         on_run_completed=record.on_run_completed,
@@ -231,7 +247,22 @@ def _end_time(value: str | None) -> int | None:
         raise _invalid("end_time", f"{value!r} is not an RFC 3339 date and time") from None
     if moment.tzinfo is None:
         raise _invalid("end_time", f"{value!r} has no offset (add `Z` or `+00:00`)")
-    return to_ms(moment)
+    try:
+        end_time_ms = to_ms(moment)
+        from_ms(end_time_ms)  # shown in UTC: a year 1 or 9999 with an offset may fall outside years 1-9999 there
+    except (ValueError, OverflowError):
+        raise _invalid("end_time", f"{value!r} is outside years 1 to 9999 in UTC") from None
+    return end_time_ms
+
+
+_FIRST_MS = to_ms(datetime(1, 1, 1, tzinfo=UTC))
+_LAST_MS = to_ms(datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC))
+
+
+def _shown(ms: int) -> str:
+    """``from_ms``, an instant outside years 1-9999 in UTC shown as the nearest one there (an end time stored
+    before ``_end_time`` checked the range): a cron is always shown, so it can be changed or deleted."""
+    return from_ms(min(max(ms, _FIRST_MS), _LAST_MS))
 
 
 def _matching(

@@ -96,6 +96,13 @@ class PostgresCronStore:
                     )
         return claimed
 
+    async def renew(self, cron_id: str, firing_ms: int, until_ms: int) -> None:
+        async with self._pool.connection() as connection:
+            await connection.execute(
+                "UPDATE harness_crons SET claimed_until_ms = %s WHERE cron_id = %s AND firing_ms = %s",
+                (until_ms, cron_id, firing_ms),
+            )
+
     async def fired(self, cron_id: str, firing_ms: int) -> None:
         async with self._pool.connection() as connection:
             await connection.execute(

@@ -7,8 +7,13 @@ applies the ``multitask_strategy`` it was made with: ``reject`` skips a firing t
 whose id is derived from the cron and the firing, and with ``on_run_completed: delete`` removes it once its run has
 ended (by the instance that fired it; one that dies first leaves it to the thread TTL).
 
-Missed firings (every instance down, or a cron disabled and enabled again): one catch-up firing, then the schedule
-from now on, never a burst: a claim moves ``next_run_ms`` to the first firing after now, not after the missed one.
+Missed firings (every instance down): one catch-up firing, then the schedule from now on, never a burst: a claim
+moves ``next_run_ms`` to the first firing after now, not after the missed one. A cron disabled and enabled again
+gets no catch-up firing: it is scheduled from the moment it is enabled (``CronBook.update``).
+
+Firings are claimed one at a time, and a claim's lease is renewed while its run starts (which may take longer than
+the lease: ending a busy run for ``interrupt`` or ``rollback`` waits up to ``run_lease_s`` + 15 s), so that no other
+instance takes the firing again, finds no run yet, and starts a second one.
 """
 
 from __future__ import annotations
@@ -81,25 +86,46 @@ class CronScheduler:
             await stop_task(task)
 
     async def tick(self) -> int:
-        """Claim the due firings and start their runs; how many were claimed."""
-        now_ms = self._clock.now_ns() // 1_000_000
-        claimed = await self._store.claim_due(now_ms, self._lease_ms, next_firing, _BATCH)
-        for record in claimed:
-            firing_ms = record.firing_ms
-            assert firing_ms is not None
+        """Claim the due firings one at a time, starting each one's run before the next is claimed (up to
+        ``_BATCH``); how many were claimed."""
+        for claimed in range(_BATCH):
+            found = await self._store.claim_due(self._now_ms(), self._lease_ms, next_firing, 1)
+            if not found:
+                return claimed
+            await self._start(found[0])
+        return _BATCH
+
+    async def _start(self, record: CronRecord) -> None:
+        """Start the claimed firing's run, its lease renewed meanwhile, then clear its mark."""
+        firing_ms = record.firing_ms
+        assert firing_ms is not None
+        holding = asyncio.create_task(self._hold(record.cron_id, firing_ms), name=f"cron-lease-{record.cron_id}")
+        try:
+            outcome = await self._fire(record, firing_ms)
+        except Exception as exc:
+            if is_store_failure(exc):
+                raise  # the mark stays: the firing is taken again once its lease runs out
+            logger.exception("cron %s could not start its run for %s", record.cron_id, from_ms(firing_ms))
+            outcome = "failed"
+        finally:
+            await stop_task(holding)
+        self._counted(outcome)
+        await self._store.fired(record.cron_id, firing_ms)
+
+    async def _hold(self, cron_id: str, firing_ms: int) -> None:
+        """Renew the firing's lease every third of it until cancelled: a start slower than the lease keeps it."""
+        while True:
+            await asyncio.sleep(self._lease_ms / 3000)
             try:
-                outcome = await self._fire(record, firing_ms)
-            except Exception as exc:
-                if is_store_failure(exc):
-                    raise  # the mark stays: the firing is taken again once its lease runs out
-                logger.exception("cron %s could not start its run for %s", record.cron_id, from_ms(firing_ms))
-                outcome = "failed"
-            self._counted(outcome)
-            await self._store.fired(record.cron_id, firing_ms)
-        return len(claimed)
+                await self._store.renew(cron_id, firing_ms, self._now_ms() + self._lease_ms)
+            except Exception as exc:  # tried again a third of the lease later; the start goes on meanwhile
+                logger.warning("cron %s: its lease could not be renewed (%s)", cron_id, type(exc).__name__)
+
+    def _now_ms(self) -> int:
+        return self._clock.now_ns() // 1_000_000
 
     async def _fire(self, record: CronRecord, firing_ms: int) -> str:
-        principal = Principal(subject=record.owner, account_id=record.account_id)
+        principal = Principal(subject=record.owner, account_id=record.account_id, user=record.auth_user)
         request = run_request(record.payload)
         requested = read_run_request(request, self._graphs, detached=True)
         options = requested.options

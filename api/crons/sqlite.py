@@ -93,6 +93,11 @@ class SqliteCronStore:
             raise
         return claimed
 
+    async def renew(self, cron_id: str, firing_ms: int, until_ms: int) -> None:
+        self._db.execute(
+            "UPDATE crons SET claimed_until_ms = ? WHERE cron_id = ? AND firing_ms = ?", (until_ms, cron_id, firing_ms)
+        )
+
     async def fired(self, cron_id: str, firing_ms: int) -> None:
         self._db.execute(
             "UPDATE crons SET firing_ms = NULL, claimed_until_ms = NULL WHERE cron_id = ? AND firing_ms = ?",

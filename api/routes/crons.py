@@ -8,13 +8,17 @@ and time zone read then (``422 cron_request_invalid``). The scheduler (``api.cro
 
 from __future__ import annotations
 
-from litestar import delete, patch, post
+from typing import Any
+
+from litestar import Request, delete, patch, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from api.auth import Principal
+from api.auth.custom_user import AuthUser
 from api.crons import CronBook, cron_view
 from api.openapi import problem_responses
+from api.runs.threads import ThreadBook
 from contracts.crons import Cron, CronCount, CronCreate, CronSearch, CronUpdate
 
 __all__ = ("count_crons", "create_cron", "create_thread_cron", "delete_cron", "search_crons", "update_cron")
@@ -31,9 +35,13 @@ TAG = "agent-protocol"
     responses=problem_responses(401, 413, 415, 422),
 )
 async def create_cron(
-    data: JSONBody[CronCreate], *, crons: NamedDependency[CronBook], principal: NamedDependency[Principal]
+    data: JSONBody[CronCreate],
+    *,
+    crons: NamedDependency[CronBook],
+    threads: NamedDependency[ThreadBook],
+    principal: NamedDependency[Principal],
 ) -> Cron:
-    return cron_view(await crons.create(data, principal, None))
+    return cron_view(await crons.create(data, principal, None, threads))
 
 
 @post(
@@ -47,11 +55,13 @@ async def create_cron(
 async def create_thread_cron(
     thread_id: FromPath[str],
     data: JSONBody[CronCreate],
+    request: Request[Any, Any, Any],
     *,
     crons: NamedDependency[CronBook],
+    threads: NamedDependency[ThreadBook],
     principal: NamedDependency[Principal],
 ) -> Cron:
-    return cron_view(await crons.create(data, principal, thread_id))
+    return cron_view(await crons.create(data, principal, thread_id, await _threads_read(request, threads, thread_id)))
 
 
 @post(
@@ -112,3 +122,14 @@ async def delete_cron(
     cron_id: FromPath[str], *, crons: NamedDependency[CronBook], principal: NamedDependency[Principal]
 ) -> None:
     await crons.delete(cron_id, principal)
+
+
+async def _threads_read(request: Request[Any, Any, Any], threads: ThreadBook, thread_id: str) -> ThreadBook:
+    """``threads`` as the request's ``@auth.on.threads`` handler lets it read ``thread_id`` (the route's own handler
+    is the crons'): a thread its filter hides is a 404 here as on the thread's routes, not a thread to run on."""
+    custom = request.app.state.get("custom_auth")
+    user = request.scope.get("auth")
+    if custom is None or not isinstance(user, AuthUser):
+        return threads
+    where = await custom.authorize(user, "threads", "read", {"thread_id": thread_id, "run_id": None})
+    return threads if where is None else threads.narrowed(where)

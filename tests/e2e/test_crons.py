@@ -149,13 +149,19 @@ async def test_crons_through_the_sdk_on_the_embedded_stores(tmp_path: Path) -> N
         assert moved["next_run_date"].endswith("T21:30:00+00:00")
 
         # the bad bodies: each a problem+json the SDK raises for
-        for bad in ({"schedule": "every day"}, {"timezone": "Mars/Olympus"}, {"end_time": "2030-01-01T00:00:00"}):
+        for bad in (
+            {"schedule": "every day"},
+            {"timezone": "Mars/Olympus"},
+            {"end_time": "2030-01-01T00:00:00"},
+            {"end_time": "9999-12-31T23:59:59-14:00"},  # year 10000 in UTC: refused, not saved then shown as a 500
+        ):
             answer = await client.post(
                 f"{process.url}/runs/crons", json={"assistant_id": "tick", "schedule": EVERY_SECOND, **bad}
             )
             assert answer.status_code == 422, bad
             assert answer.headers["content-type"].startswith("application/problem+json")
             assert answer.json()["code"] == "cron_request_invalid"
+        assert await sdk.crons.count() == 2, "no refused cron was saved"
         refused = await client.post(  # no HARNESS_WEBHOOK_ALLOWED_HOSTS: its every firing would be refused
             f"{process.url}/runs/crons",
             json={"assistant_id": "tick", "schedule": EVERY_SECOND, "webhook": "https://hooks.example.com/cron"},

@@ -228,3 +228,14 @@ def test_two_sqlite_claimers_never_take_one_firing(tmp_path: Path) -> None:
     firings = _count_firings(claims)
     assert max(firings.values()) == 1
     assert len(firings) == 40 * 6
+
+
+async def test_a_renewed_claim_is_not_taken_again_until_its_new_lease_runs_out(backend: str, tmp_path: Path) -> None:
+    async with _store(backend, tmp_path) as store:
+        await store.put(_cron("c1"))
+        await store.claim_due(NOW_MS, LEASE_MS, next_firing, 10)
+        await store.renew("c1", NOW_MS, NOW_MS + 3 * LEASE_MS)  # its run is still starting
+        assert await store.claim_due(NOW_MS + 2 * LEASE_MS, LEASE_MS, next_firing, 10) == []
+        await store.renew("c1", NOW_MS - MINUTE_MS, NOW_MS + 9 * LEASE_MS)  # another firing's: not this mark's
+        again = await store.claim_due(NOW_MS + 3 * LEASE_MS + 1, LEASE_MS, next_firing, 10)
+        assert [(c.firing_ms, c.retaken) for c in again] == [(NOW_MS, True)]
