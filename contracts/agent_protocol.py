@@ -72,6 +72,17 @@ StreamModes = Annotated[
         extra_json_schema={"anyOf": [_MODE, {"type": "array", "items": _MODE}]},
     ),
 ]
+StreamModesChange = Annotated[
+    Any,
+    msgspec.Meta(
+        description=(
+            "`values`, `updates`, `messages-tuple` (sent as `messages`), `messages`, `custom`, `debug`, `tasks`, "
+            "`checkpoints`, `events`; one or a list. `null` or absent: unchanged."
+        ),
+        extra_json_schema={"anyOf": [_MODE, {"type": "array", "items": _MODE}, {"type": "null"}]},
+    ),
+]
+"""``StreamModes`` where a change is optional (``PATCH /runs/crons/{cron_id}``)."""
 Limit = Annotated[int, msgspec.Meta(ge=1, le=1000)]
 Offset = Annotated[int, msgspec.Meta(ge=0)]
 JsonObject = dict[str, Any]

@@ -11,7 +11,15 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from contracts.agent_protocol import Limit, NoInterruptsAt, Offset, RunConfig, RunOptions, StreamModes
+from contracts.agent_protocol import (
+    Limit,
+    NoInterruptsAt,
+    Offset,
+    RunConfig,
+    RunOptions,
+    StreamModes,
+    StreamModesChange,
+)
 
 __all__ = (
     "SCHEDULE_MAX",
@@ -114,7 +122,7 @@ class CronUpdate(msgspec.Struct, kw_only=True):
     on_run_completed: OnRunCompleted | None = None
     enabled: bool | None = None
     timezone: _TIMEZONE | None = None
-    stream_mode: StreamModes = None
+    stream_mode: StreamModesChange = None
     stream_subgraphs: bool | None = None
     stream_resumable: bool | None = None
     durability: Any = None
