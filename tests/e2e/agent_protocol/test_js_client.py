@@ -51,3 +51,35 @@ def test_the_js_sdk_streams_to_the_interrupt_and_resumes_the_same_run(examples: 
         {"type": "ai", "content": "Refunded 42.00 EUR for order A-1001."},
     ]
     assert steps["runs"]["runs"] == [{"run_id": run_id, "status": "success"}]
+
+
+def test_the_js_sdk_reaches_the_store_crons_and_the_queue(examples: LiveServer) -> None:
+    result = run_node(CLIENT, "platform.mjs", examples.url)
+    steps = {step.pop("step"): step for step in map(json.loads, result.stdout.splitlines())}
+
+    store = steps["store"]
+    assert store["item"] == {
+        "namespace": ["memories", "js"],
+        "key": "drink",
+        "value": {"drink": "tea", "n": 1},
+        "createdAt": "string",
+    }
+    assert store["found"] == ["drink"]
+    assert store["namespaces"] == [["memories", "js"]]
+    assert store["gone"] == {"status": 404}
+
+    crons = steps["crons"]
+    assert crons["created"]["schedule"] == "0 9 1 1 *"
+    assert crons["created"]["timezone"] == "Europe/Paris"
+    assert crons["created"]["enabled"] is True
+    assert crons["nextRun"].endswith(("-01-01T08:00:00+00:00", "-01-01T08:00:00Z")), crons["nextRun"]
+    assert crons["searched"] == [True]
+    assert (crons["counted"], crons["after"]) == (1, 0)
+    assert crons["updated"]["enabled"] is False
+
+    queue = steps["enqueue"]
+    assert queue["paused"] == 1
+    assert queue["busy"] == "interrupted"
+    assert queue["queued"] == "pending", "a second message on a busy thread waits its turn"
+    assert {"queued": True, "status": "pending"} in queue["listed"]
+    assert queue["cancelled"] == "interrupted", "cancelled while pending: it never ran"
