@@ -87,7 +87,7 @@ class A2ACalls:
             return await self._send(call, request, streaming=call.method == "SendStreamingMessage")
         if call.method == "GetTask":
             get = read_params(call, GetTaskRequest)
-            found = await find_task(self.runs, self.registered, get.id, self.principal)
+            found = await find_task(self.runs, self.threads, self.registered, get.id, self.principal)
             task = (await task_so_far(self.runs, self.registered, found)).task(history_length=get.history_length)
             return _json(result_body(call.id, task))
         if call.method == "CancelTask":
@@ -130,7 +130,7 @@ class A2ACalls:
         self, call: RpcCall, message: Message, config: SendMessageConfiguration, *, streaming: bool
     ) -> Response[Any]:
         """The message answers the interrupt its task waits at: the run goes on from there."""
-        found = await find_task(self.runs, self.registered, message.task_id, self.principal)
+        found = await find_task(self.runs, self.threads, self.registered, message.task_id, self.principal)
         snapshot = found.current_snapshot()
         if message.context_id and message.context_id != snapshot.session_id:
             raise InvalidParams(f"Task {found.run_id} is of context {snapshot.session_id}, not {message.context_id}.")
@@ -195,7 +195,7 @@ class A2ACalls:
     # --- a task's life ---
 
     async def _cancel(self, call: RpcCall, request: CancelTaskRequest) -> Response[Any]:
-        found = await find_task(self.runs, self.registered, request.id, self.principal)
+        found = await find_task(self.runs, self.threads, self.registered, request.id, self.principal)
         await self.runs.cancel(found, self.principal)
         projection = await task_so_far(self.runs, self.registered, found)
         if not projection.settled:  # ended elsewhere, or not committed yet: follow it to its end, briefly
@@ -213,7 +213,7 @@ class A2ACalls:
         return projection
 
     async def _subscribe(self, call: RpcCall, request: SubscribeToTaskRequest) -> Response[Any]:
-        found = await find_task(self.runs, self.registered, request.id, self.principal)
+        found = await find_task(self.runs, self.threads, self.registered, request.id, self.principal)
         upto = _seq(self.last_event_id)
         slot = await open_slot(self.quota, self.principal)
         try:

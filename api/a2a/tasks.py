@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from api.runs.log.records import RunRecord, StoredEvent
     from api.runs.registry import RunRegistry
     from api.runs.run import Run
+    from api.runs.threads import ThreadBook
 
 __all__ = ("find_task", "task_so_far")
 
@@ -27,14 +28,17 @@ _PAUSED = "paused"
 
 
 async def find_task(
-    runs: RunRegistry, registered: RegisteredGraph, task_id: str, principal: Principal
+    runs: RunRegistry, threads: ThreadBook, registered: RegisteredGraph, task_id: str, principal: Principal
 ) -> Run | RunRecord:
-    """The run ``task_id`` names, when ``principal`` may read it and it is a run of ``registered``; else
-    ``TaskNotFound``, the same for an unknown task and another subject's."""
+    """The run ``task_id`` names, when ``principal`` may read it, ``threads`` (the request's, narrowed by custom
+    auth) shows its context, and it is a run of ``registered``; else ``TaskNotFound``, the same for an unknown
+    task, another subject's and one of a context the filter hides."""
     try:
         found = await runs.get(task_id, principal)
     except RunNotFound:
         raise TaskNotFound(f"There is no task {task_id}.") from None
+    if await threads.hides(found.record.snapshot.session_id):
+        raise TaskNotFound(f"There is no task {task_id}.")
     graph = found.record.graph
     if graph is None or graph.graph_id != registered.graph_id:
         raise TaskNotFound(f"There is no task {task_id} of agent {registered.graph_id!r}.")

@@ -8,8 +8,10 @@ What it returns and the value as it left it (``Decision``) are kept for the rout
 
 - threads: the request's ``ThreadBook`` is narrowed to the threads whose metadata match the filter (any other is
   a 404 and absent from searches, whichever protocol asks), and a thread the request creates gets the metadata
-  the handler wrote; a route naming a thread in its path (its state, history, runs, delete, copy) is a 404 at once
-  for a thread the filter excludes;
+  the handler wrote; a route naming an existing thread the filter excludes is a 404 at once, wherever it names it:
+  in its path (its state, history, runs, delete, copy), by a run alone (``/runs/{run_id}`` and its events, stream,
+  case, feedback, cancel: the run's session), as an AI SDK chat id (the reconnect). A2A's and MCP's calls answer
+  JSON-RPC, so their handlers refuse such a thread on the narrowed book;
 - assistants: an assistant whose metadata the filter excludes is a 404 and absent from searches;
 - store: the namespace the handler wrote is the one used; the filter holds on the items' values
   (``api.routes.store``);
@@ -17,8 +19,8 @@ What it returns and the value as it left it (``Decision``) are kept for the rout
   counts; metadata the handler wrote is kept on a cron it creates).
 
 Ownership by subject holds beneath all of it: a filter narrows what a subject sees, never widens it. The
-service's own routes (``/runs/{id}``, ``/approvals``, feedback, sessions, knowledge) call no handler: their
-objects are the subject's by ownership alone.
+service's own routes that name no thread (``/approvals``, sessions, knowledge) call no handler: their objects are
+the subject's by ownership alone.
 """
 
 from __future__ import annotations
@@ -26,10 +28,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from litestar import Request
 
+from api.auth.custom import json_body
 from api.auth.custom_user import AuthUser
-from api.runs.errors import SessionNotFound
+from api.runs.errors import RunNotFound, SessionNotFound
 from api.runs.metadata_filter import MetadataFilter
 
 if TYPE_CHECKING:
@@ -254,6 +256,11 @@ ROUTE_ACTIONS: dict[str, tuple[str, str, Callable[[Mapping[str, Any], Mapping[st
     "joinStatelessRunStream": _READ_THREAD,
     "deleteThreadRun": ("threads", "delete", _thread),
     "cancelThreadRun": ("threads", "update", _thread_update),
+    "getRun": _READ_THREAD,
+    "streamRunEvents": _READ_THREAD,
+    "getRunCase": _READ_THREAD,
+    "postRunFeedback": _READ_THREAD,
+    "cancelRun": ("threads", "update", _thread_update),
     "runAgUi": ("threads", "create_run", _chat_run("threadId")),
     "runAgUiGraph": ("threads", "create_run", _chat_run("threadId")),
     "aiSdkChat": ("threads", "create_run", _chat_run("id")),
@@ -287,11 +294,16 @@ _RPC_ACTIONS = {
     "GetTask": "read",
     "SubscribeToTask": "read",
     "CancelTask": "update",
+    "notifications/cancelled": "update",
 }
-"""A2A's and MCP's JSON-RPC methods that touch a thread (the others, an agent card, ``tools/list``, none)."""
+"""A2A's and MCP's JSON-RPC methods that touch a thread (the others, an agent card, ``tools/list``, none); an MCP
+response (an elicitation's answer) is a ``create_run``, as a run resumed on the Agent Server."""
 _RPC_ROUTES = frozenset({"a2aJsonRpc", "mcpMessage"})
-_THREAD_MADE_BY_RUN = frozenset({"createThreadRun", "streamThreadRun", "waitThreadRun"})
-"""Routes whose path may name a thread the run creates (``if_not_exists: create``): not looked up first."""
+_NAMES_A_THREAD = frozenset({"read", "update", "delete"})
+"""The thread actions on a thread that exists, looked up by the guard: the thread named in the path, by the run the
+path names (its session), or by an AI SDK chat id. A thread a run may create (``create_run``) is not: the route's
+narrowed ``ThreadBook`` refuses one that exists and is excluded. A2A's and MCP's calls are left to their handlers
+(on the same narrowed book), which answer a JSON-RPC error rather than a 404."""
 
 
 async def authorize_route(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
@@ -307,16 +319,43 @@ async def authorize_route(connection: ASGIConnection[Any, Any, Any, Any], handle
     resource, action, value_of = found
     if not custom.has_handler(resource, action):
         return
-    body = await _json_body(connection)
-    value = value_of(connection.path_params, dict(connection.query_params.items()), body)
+    path = dict(connection.path_params)
+    by_run = resource == "threads" and "run_id" in path and "thread_id" not in path
+    if by_run:
+        path["thread_id"] = await _thread_of_run(connection, path["run_id"])
+    body = await json_body(connection)
+    value = value_of(path, dict(connection.query_params.items()), body)
     where = await custom.authorize(user, resource, action, value)
     decision = Decision(resource=resource, action=action, value=value, where=where)
     connection.scope[_DECISION] = decision  # type: ignore[literal-required]
-    thread_id = connection.path_params.get("thread_id")
-    if resource == "threads" and where and thread_id and operation not in _THREAD_MADE_BY_RUN:
-        threads: ThreadBook = connection.app.state.runs.threads
-        if await threads.filtered_out(thread_id, where):  # the route checks ownership (or an approver's right) after
-            raise SessionNotFound(f"There is no thread {thread_id}.")
+    if resource == "threads" and where and action in _NAMES_A_THREAD and operation not in _RPC_ROUTES:
+        refusal = RunNotFound(f"There is no run {path['run_id']}.") if by_run else None
+        await _check_shown(connection, value.get("thread_id"), where, refusal)
+
+
+async def _thread_of_run(connection: ASGIConnection[Any, Any, Any, Any], run_id: str) -> str | None:
+    """The thread (session) of the run a route names alone (``/runs/{run_id}...``), whoever it belongs to; None
+    for an unknown run (the route answers its 404)."""
+    found = await connection.app.state.runs.find(run_id)
+    return None if found is None else str(found.record.snapshot.session_id)
+
+
+async def _check_shown(
+    connection: ASGIConnection[Any, Any, Any, Any],
+    thread_id: Any,
+    where: MetadataFilter,
+    refusal: RunNotFound | None,
+) -> None:
+    """A 404 for a thread the filter excludes, before the route checks ownership (or an approver's right) after:
+    one named in the path, whether or not it has a record (as ``ThreadBook.get``); one named otherwise (by its run,
+    an AI SDK chat id) when its record is excluded (a ``/chat`` session has none: ownership alone, as ever).
+    ``refusal``: the 404 of a route naming the run alone, which must not tell whose thread the run is of."""
+    if not isinstance(thread_id, str) or not thread_id:
+        return
+    threads: ThreadBook = connection.app.state.runs.threads
+    named = connection.path_params.get("thread_id") == thread_id
+    if await (threads.filtered_out(thread_id, where) if named else threads.narrowed(where).hides(thread_id)):
+        raise refusal or SessionNotFound(f"There is no thread {thread_id}.")
 
 
 def decision_of(scope: Scope) -> Decision | None:
@@ -346,8 +385,12 @@ async def _route_action(
 ) -> tuple[str, str, Callable[[Mapping[str, Any], Mapping[str, str], Any], dict[str, Any]]] | None:
     if operation not in _RPC_ROUTES:
         return ROUTE_ACTIONS.get(operation)
-    call = _object(await _json_body(connection))
-    action = _RPC_ACTIONS.get(str(call.get("method")))
+    call = _object(await json_body(connection))
+    method = call.get("method")
+    if isinstance(method, str):
+        action = _RPC_ACTIONS.get(method)
+    else:  # a response: on MCP, the client's answer to an elicitation, which resumes (or cancels) the run it asked
+        action = "create_run" if operation == "mcpMessage" and "id" in call else None
     if action is None:
         return None
     params = _object(call.get("params"))
@@ -359,15 +402,3 @@ async def _route_action(
         return {"thread_id": thread_id, "assistant_id": path.get("assistant_id"), "metadata": {}}
 
     return "threads", action, value
-
-
-async def _json_body(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
-    if connection.scope.get("method") not in ("POST", "PUT", "PATCH", "DELETE"):
-        return None
-    raw = await Request(connection.scope, connection.receive).body()
-    if not raw:
-        return None
-    try:
-        return msgspec.json.decode(raw)
-    except msgspec.DecodeError:
-        return None

@@ -5,7 +5,9 @@
 request), ``body`` (the JSON body, None when there is none or it is not JSON), ``path``, ``method``,
 ``path_params``, ``query_params`` (a dict, the last value of a repeated name), ``headers`` (a dict of the
 lower-cased header names to their values, as bytes; looked up by ``str`` too) and ``authorization`` (the
-``Authorization`` header or None). What it returns becomes the request's ``Principal`` (``api.auth.custom_user``).
+``Authorization`` header or None). The body is read on ``POST``, ``PUT``, ``PATCH`` and ``DELETE`` (``json_body``,
+the one rule the ``@auth.on`` guard reads it by too). What it returns becomes the request's ``Principal``
+(``api.auth.custom_user``).
 ``Auth.exceptions.HTTPException`` is answered with its status, detail and headers as problem+json; any other
 exception, or a result that names no user, is a 401 (logged, never a 500).
 
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
 
     from agent.graphs import GraphsConfig
 
-__all__ = ("INJECTED", "CustomAuth", "load_custom_auth")
+__all__ = ("BODY_METHODS", "INJECTED", "CustomAuth", "json_body", "load_custom_auth")
 
 logger = logging.getLogger(__name__)
 
@@ -180,7 +182,7 @@ async def _arguments(wants: frozenset[str], connection: ASGIConnection[Any, Any,
         request: Request[Any, Any, Any] = Request(scope, connection.receive)
         given["request"] = request
         if "body" in wants:
-            given["body"] = await _json_body(request)
+            given["body"] = await json_body(request)
     if "path" in wants:
         given["path"] = scope["path"]
     if "method" in wants:
@@ -196,11 +198,17 @@ async def _arguments(wants: frozenset[str], connection: ASGIConnection[Any, Any,
     return {name: value for name, value in given.items() if name in wants}
 
 
-async def _json_body(request: Request[Any, Any, Any]) -> Any:
-    """The JSON body (read once: the route reads it again from the connection), None when it is not JSON."""
-    if request.scope.get("method") in ("GET", "HEAD", "DELETE") and "content-length" not in request.headers:
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+"""The methods whose body is read, for the handlers as for the routes (none reads a ``GET``'s or a ``HEAD``'s)."""
+
+
+async def json_body(connection: ASGIConnection[Any, Any, Any, Any]) -> Any:
+    """The request's JSON body, as the ``@auth.authenticate`` handler and the ``@auth.on`` guard both see it: None
+    for a method of no body (``BODY_METHODS``), an empty body or one that is not JSON. Read once: Litestar keeps it
+    for the route, which reads it again."""
+    if connection.scope.get("method") not in BODY_METHODS:
         return None
-    raw = await request.body()
+    raw = await Request(connection.scope, connection.receive).body()
     if not raw:
         return None
     try:

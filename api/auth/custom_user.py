@@ -5,7 +5,10 @@ A handler may return a string (the identity), a dict with ``identity`` (required
 ``display_name``, ``is_authenticated`` and any fields of its own, or an object with those attributes (the
 ``BaseUser`` protocol). The principal's subject is the identity; its roles are the permissions (so
 ``HARNESS_APPROVER_ROLE=approver`` names the users with the ``approver`` permission); its ``account_id`` is the
-field of that name, when there is one. Anything else is refused (``ValueError``): the request is a 401.
+field of that name, when there is one. The principal keeps the fields as JSON (kept in a run's record): number
+keys become strings, values of other types their ``str``; fields JSON cannot hold (a key that is neither a string
+nor a number) are the handler's fault, refused as a result naming no user. Anything else is refused
+(``ValueError``): the request is a 401.
 """
 
 from __future__ import annotations
@@ -27,10 +30,11 @@ class AuthUser:
     """The ``BaseUser`` of the Agent Server: attributes and keys alike (``ctx.user.identity``,
     ``ctx.user["org_id"]``)."""
 
-    __slots__ = ("_fields",)
+    __slots__ = ("_fields", "_json")
 
-    def __init__(self, fields: dict[str, Any]) -> None:
+    def __init__(self, fields: dict[str, Any], as_json: dict[str, Any]) -> None:
         self._fields = fields
+        self._json = as_json
 
     @property
     def identity(self) -> str:
@@ -56,7 +60,7 @@ class AuthUser:
             subject=self.identity,
             roles=frozenset(self.permissions),
             account_id=str(account_id) if account_id is not None else None,
-            user=msgspec.to_builtins(self._fields, enc_hook=str),  # kept in the run's record: JSON only
+            user=self._json,
         )
 
     def dict(self) -> dict[str, Any]:
@@ -104,4 +108,8 @@ def user_of(result: object) -> AuthUser:
     fields["permissions"] = [str(permission) for permission in permissions]
     if fields.get("is_authenticated") is False:
         raise ValueError("it returned a user that is not authenticated")
-    return AuthUser(fields)
+    try:  # kept in the record of each run the user starts: JSON only, checked here rather than failing there
+        as_json = msgspec.to_builtins(fields, enc_hook=str, str_keys=True)
+    except TypeError as exc:
+        raise ValueError(f"its fields do not convert to JSON ({exc})") from None
+    return AuthUser(fields, as_json)

@@ -108,7 +108,8 @@ class McpCalls:
         request_id = message.params.get("requestId")
         if not isinstance(request_id, str | int) or isinstance(request_id, bool):
             return
-        run_id = await self.threads.active_run(thread_of_call(self.session_id, request_id))
+        thread_id = thread_of_call(self.session_id, request_id)
+        run_id = None if await self.threads.hides(thread_id) else await self.threads.active_run(thread_id)
         if run_id is None:
             return
         with contextlib.suppress(RunsError):  # ended already, or not theirs: a notification gets no answer

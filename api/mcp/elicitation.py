@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from api.chat_runs import Decision, open_graph_run
 from api.mcp.jsonrpc import request_body
-from api.runs.errors import RunsError
+from api.runs.errors import RunNotFound, RunsError
 
 if TYPE_CHECKING:
     from agent.graphs import GraphRegistry
@@ -67,6 +67,8 @@ async def answer_elicitation(
     action = result.get("action") if isinstance(result, dict) else None
     try:
         found = await runs.get(run_id, principal)
+        if await threads.hides(found.record.snapshot.session_id):
+            raise RunNotFound(f"There is no run {run_id}.")
         graph = found.record.graph
         registered = None if graph is None else graphs.get(graph.graph_id)
         if registered is None:

@@ -121,6 +121,15 @@ class ThreadBook:
         found = await self._log.load_thread(thread_id)
         return not matches(found.metadata if found is not None else {}, where)
 
+    async def hides(self, thread_id: str) -> bool:
+        """Whether this book's filter excludes the thread's record, whoever it belongs to: how a run's thread is
+        checked where the run alone is named (a session with no record, a ``/chat`` one, has no metadata to hold
+        a filter on and is left to ownership there)."""
+        if self._where is None:
+            return False
+        found = await self._log.load_thread(thread_id)
+        return found is not None and not matches(found.metadata, self._where)
+
     async def _visible(self, thread_id: str) -> ThreadRecord:
         found = await self._log.load_thread(thread_id)
         thread = found if found is not None else await self._of_session(thread_id)

@@ -185,6 +185,90 @@ async def test_thread_filters_hide_what_they_exclude_and_the_store_keeps_to_its_
     assert bob_gets == 404
 
 
+def rpc(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+
+
+async def test_a_hidden_thread_is_not_found_whichever_way_it_is_reached(tmp_path: Path) -> None:
+    """Not only by the routes naming it in their path: by its run alone, as an AI SDK chat, as an A2A context or
+    task (MCP's ways, a cancellation and an elicitation's answer, are tests/api/mcp's). Its run is made by a run
+    that creates its thread with ``hidden`` metadata (what the handler stamps it with), so it is alice's own run on
+    alice's own thread: ownership lets her through everywhere, the filter alone hides it."""
+    async with AsyncExitStack() as stack:
+        process = HarnessProcess(env(tmp_path), args=["--config", str(PROJECT)])
+        stack.callback(process.close)
+        await process.start()
+        http = await stack.enter_async_context(httpx.AsyncClient(base_url=process.url, timeout=60, headers=ALICE))
+
+        made = await http.post(
+            "/threads/hidden-thread/runs/wait",
+            json={
+                "assistant_id": "echo",
+                "input": HELLO,
+                "if_not_exists": "create",
+                "metadata": {"visibility": "hidden"},
+            },
+        )
+        hidden_run = made.headers["content-location"].rsplit("/", 1)[-1]
+        shown = await http.post(
+            "/threads/shown-thread/runs/wait", json={"assistant_id": "echo", "input": HELLO, "if_not_exists": "create"}
+        )
+        shown_run = shown.headers["content-location"].rsplit("/", 1)[-1]
+        chat = await http.post("/threads", json={"thread_id": "hidden-chat", "metadata": {"visibility": "hidden"}})
+
+        def by_run(run: str) -> dict[str, Any]:
+            return {
+                "run": ("GET", f"/runs/{run}", None),
+                "events": ("GET", f"/runs/{run}/events", None),
+                "stream": ("GET", f"/runs/{run}/stream", None),
+                "case": ("GET", f"/runs/{run}/case", None),
+                "feedback": ("POST", f"/runs/{run}/feedback", {"score": 1}),
+                "cancel": ("POST", f"/runs/{run}/cancel", None),
+            }
+
+        async def statuses(run: str) -> dict[str, int]:
+            found = {}
+            for name, (method, url, body) in by_run(run).items():
+                async with http.stream(method, url, json=body) as answer:
+                    found[name] = answer.status_code
+            return found
+
+        hidden_by_run = await statuses(hidden_run)
+        shown_by_run = await statuses(shown_run)
+        reconnects = {
+            url: (await http.get(url)).status_code
+            for url in ("/ai-sdk/echo/chat/hidden-chat/stream", "/ai-sdk/chat/hidden-chat/stream")
+        }
+        shown_reconnect = (await http.get("/ai-sdk/echo/chat/shown-thread/stream")).status_code
+
+        ask = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hello"}]}
+        a2a = {
+            "SendMessage": rpc("SendMessage", {"message": {**ask, "contextId": "hidden-thread"}}),
+            "GetTask": rpc("GetTask", {"id": hidden_run}),
+            "CancelTask": rpc("CancelTask", {"id": hidden_run}),
+            "SubscribeToTask": rpc("SubscribeToTask", {"id": hidden_run}),
+        }
+        a2a_errors = {}
+        for method, call in a2a.items():
+            answer = await http.post("/a2a/echo", json=call)
+            a2a_errors[method] = (answer.status_code, answer.json().get("error", {}).get("code"))
+        shown_task = (await http.post("/a2a/echo", json=rpc("GetTask", {"id": shown_run}))).json()
+
+    assert made.status_code == 200, made.text
+    assert chat.status_code == 200
+    assert hidden_by_run == dict.fromkeys(by_run(hidden_run), 404), "by its run alone, as on its thread's routes"
+    assert shown_by_run["run"] == 200, "a shown thread's run is read as ever"
+    assert reconnects == dict.fromkeys(reconnects, 404), "the AI SDK's chat id is the thread"
+    assert shown_reconnect == 204, "no active run on a shown chat: nothing to resume"
+    assert a2a_errors == {
+        "SendMessage": (200, -32001),
+        "GetTask": (200, -32001),
+        "CancelTask": (200, -32001),
+        "SubscribeToTask": (200, -32001),
+    }, "a JSON-RPC error, as for a task that does not exist"
+    assert shown_task["result"]["id"] == shown_run
+
+
 @pytest.mark.parametrize(
     ("auth", "extra", "problem"),
     [

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import msgspec
 import pytest
 from langgraph_sdk import Auth
 from litestar import Request
@@ -13,7 +14,7 @@ from litestar.connection import ASGIConnection
 
 from agent import ConfigError
 from api.auth import Principal
-from api.auth.custom import CustomAuth
+from api.auth.custom import CustomAuth, json_body
 from api.auth.custom_user import AuthUser, user_of
 from api.exceptions import AccessDenied, AuthRefused, RequestTimeout
 
@@ -109,6 +110,32 @@ async def test_only_the_named_parameters_are_passed_and_a_body_that_is_not_json_
     assert seen == {"body": None, "authorization": None}
 
 
+@pytest.mark.parametrize(
+    ("method", "headers", "expected"),
+    [
+        ("GET", [(b"content-length", b"8")], None),
+        ("HEAD", [(b"content-length", b"8")], None),
+        ("POST", [], {"n": 1}),
+        ("DELETE", [(b"transfer-encoding", b"chunked")], {"n": 1}),
+        ("DELETE", [], {"n": 1}),
+    ],
+)
+async def test_the_body_is_read_on_the_methods_that_carry_one_whatever_the_headers(
+    method: str, headers: list[tuple[bytes, bytes]], expected: Any
+) -> None:
+    seen: dict[str, Any] = {}
+
+    def authenticate(body: Any) -> str:
+        seen["body"] = body
+        return "alice"
+
+    request = connection(method=method, headers=headers, body=b'{"n": 1}')
+    await custom(authenticate).authenticate(request)
+
+    assert seen["body"] == expected
+    assert await json_body(request) == expected, "the guard reads it by the same rule (read once, kept)"
+
+
 async def test_a_body_the_handler_takes_must_arrive_within_the_read_timeout() -> None:
     async def never() -> dict[str, Any]:
         await asyncio.Event().wait()
@@ -158,6 +185,16 @@ def test_the_result_becomes_the_principal_subject_roles_and_account(result: obje
     assert found.credential is None, "nothing to revoke: the handler is asked on every request"
 
 
+def test_the_principal_keeps_the_user_as_json_its_number_keys_as_strings() -> None:
+    user = user_of({"identity": "carol", "scores": {1: "a", 2.5: "b"}, "seen": {b"raw"}})
+
+    kept = user.principal().user
+
+    assert kept == {"identity": "carol", "permissions": [], "scores": {"1": "a", "2.5": "b"}, "seen": ["cmF3"]}
+    assert msgspec.json.decode(msgspec.json.encode(kept)) == kept, "the run's record holds it as JSON"
+    assert user["scores"] == {1: "a", 2.5: "b"}, "the @auth.on handlers see what the handler returned"
+
+
 def test_the_user_is_read_by_attribute_and_by_key_as_the_agent_servers() -> None:
     user = user_of({"identity": "carol", "team": "red", "display_name": "Carol"})
 
@@ -180,6 +217,7 @@ def test_the_user_is_read_by_attribute_and_by_key_as_the_agent_servers() -> None
         {"identity": ""},
         {"identity": "x" * 201},
         {"identity": "a", "permissions": "admin"},
+        {"identity": "a", "extra": {(1, 2): 3}},
     ],
 )
 async def test_a_result_that_names_no_user_is_a_401(result: object) -> None:
