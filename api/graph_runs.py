@@ -4,7 +4,7 @@ The Agent Protocol, AG-UI and the AI SDK each read their request their own way, 
 here, so a thread is created, found, owned and decided the same way whichever protocol reaches it: a thread of
 another subject does not exist (404); a thread may be created by its first run (the chat protocols' ids are the
 client's); an approver answers the interrupts of threads that are not theirs; the thread records the graph it
-runs.
+runs. A run's ``webhook`` is checked before its thread is found or made, so a refused one (422) leaves no thread.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ async def start_on_thread(
 ) -> Run:
     """Start a run of ``registered`` on ``thread_id`` (a thread of its own when None; with ``create``, a thread the
     id names that does not exist yet is made for ``principal``). A busy thread: ``RunRegistry.start_graph_run``."""
+    runs.check_webhook(options)
     thread = await _thread_to_run(threads, thread_id, principal, create=create)
     run = await runs.start_graph_run(
         registered,
@@ -77,6 +78,7 @@ async def enqueue_on_thread(
 ) -> Run | RunRecord:
     """``start_on_thread``, but a run on a busy thread is queued behind its runs (``pending``) rather than refused:
     the run, or its pending record."""
+    runs.check_webhook(options)
     thread = await _thread_to_run(threads, thread_id, principal, create=create)
     run = await runs.enqueue_graph_run(registered, thread.thread_id, graph_input, options, principal)
     await threads.used(thread, registered.graph_id)
@@ -109,6 +111,7 @@ async def answer_on_thread(
     """Continue the thread's run that waits at an interrupt with ``Command(resume=resume)``; the run, and the seq
     it resumes after. ``answering``: the run and the approval the client names (a chat protocol's interrupt id),
     which must be the ones waiting."""
+    runs.check_webhook(options)
     thread = await _thread_to_answer(threads, thread_id, principal)
     if answering is not None:
         await _check_answering(runs, threads, thread.thread_id, answering)

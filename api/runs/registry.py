@@ -705,6 +705,12 @@ class RunRegistry:
         run.wake()
         self.feed.wake(run_id)
 
+    def check_webhook(self, options: GraphRun) -> None:
+        """Refuse (422 ``webhook_not_allowed``) a run whose ``webhook`` may not be called. ``api.graph_runs`` asks
+        before it finds or makes the run's thread, so a refused run leaves no thread behind."""
+        if self._webhooks is not None and options.webhook is not None:
+            self._webhooks.check(options.webhook)
+
     async def _expect_webhook(self, record: RunRecord) -> None:
         if self._webhooks is not None and record.graph is not None and record.graph.webhook is not None:
             await self._webhooks.expect(record)

@@ -13,9 +13,14 @@ __all__ = ("Webhooks",)
 
 
 class Webhooks(Protocol):
+    def check(self, url: str) -> None:
+        """Refuse a ``webhook`` not allowed (422 ``webhook_not_allowed``): asked before the run's thread is found or
+        made."""
+        ...
+
     async def expect(self, record: RunRecord) -> None:
-        """Before a run with a ``webhook`` starts (or a resume names one): refuse a URL not allowed, else record
-        that the run is to be delivered when it ends."""
+        """Before a run with a ``webhook`` starts (or a resume names one): record that the run is to be delivered
+        when it ends (a URL not allowed is refused here too, for a caller that did not ``check`` it)."""
         ...
 
     def ended(self, run_id: str) -> None:

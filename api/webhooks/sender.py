@@ -30,6 +30,7 @@ import msgspec
 
 from api.agent_protocol.views import SUPPORT_ASSISTANT_ID, run_view
 from api.runs.log.records import FINISHED
+from api.stopping import stop_task
 from api.webhooks.base import Delivery, retry_delay
 from api.webhooks.signing import signing_key, webhook_headers
 from api.webhooks.targets import Target, TargetRefused, check_url, parse, resolve
@@ -96,12 +97,16 @@ class WebhookSender:
 
     # --- what the runs ask for ---
 
+    def check(self, url: str) -> None:
+        """Refuse a ``webhook`` not allowed (422 ``webhook_not_allowed``)."""
+        check_url(url, self._settings.allowed_hosts)
+
     async def expect(self, record: RunRecord) -> None:
-        """Refuse a run's ``webhook`` not allowed (422 ``webhook_not_allowed``), else record its delivery."""
+        """Record the delivery of a run with a ``webhook``."""
         url = record.graph.webhook if record.graph is not None else None
         if url is None:
             return
-        check_url(url, self._settings.allowed_hosts)
+        self.check(url)  # a guard for a caller that did not check: api.graph_runs does, before the thread exists
         now = self._now_ms()
         delivery = Delivery(run_id=record.run_id, session_id=record.snapshot.session_id, created_ms=now)
         await self._outbox.add(delivery, now + int(self._settings.tick_s * 1000))
@@ -121,9 +126,7 @@ class WebhookSender:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_task(self._task)
             self._task = None
         with contextlib.suppress(Exception):
             await self._outbox.release(self.holder)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agent import ConfigError, read_float, read_optional_int
+from api.webhooks.signing import signing_key
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -46,9 +47,15 @@ class WebhookSettings(msgspec.Struct, frozen=True, kw_only=True):
         attempts = read_optional_int(env, "HARNESS_WEBHOOK_MAX_ATTEMPTS")
         if attempts is not None and attempts < 1:
             raise ConfigError(f"HARNESS_WEBHOOK_MAX_ATTEMPTS must be at least 1, got {attempts}")
+        secret = env.get("HARNESS_WEBHOOK_SECRET") or None
+        if secret is not None:
+            try:
+                signing_key(secret)
+            except ValueError as exc:
+                raise ConfigError(f"HARNESS_WEBHOOK_SECRET {exc}") from None
         return cls(
             allowed_hosts=hosts,
-            secret=env.get("HARNESS_WEBHOOK_SECRET") or None,
+            secret=secret,
             timeout_s=_seconds(env, "HARNESS_WEBHOOK_TIMEOUT_S", 10.0),
             max_attempts=attempts or 8,
             backoff_s=_seconds(env, "HARNESS_WEBHOOK_BACKOFF_S", 2.0),

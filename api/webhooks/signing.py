@@ -10,6 +10,7 @@ body, so a receiver that refuses a timestamp more than a few minutes away from i
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import hmac
 
@@ -20,10 +21,16 @@ _PREFIX = "whsec_"
 
 def signing_key(secret: str) -> bytes:
     """The HMAC key of ``HARNESS_WEBHOOK_SECRET``: Standard Webhooks' ``whsec_<base64>`` is its bytes, any other
-    secret its UTF-8 encoding."""
-    if secret.startswith(_PREFIX):
-        return base64.b64decode(secret.removeprefix(_PREFIX))
-    return secret.encode()
+    secret its UTF-8 encoding. A ``whsec_`` secret whose rest is no base64 of a key is a ``ValueError``."""
+    if not secret.startswith(_PREFIX):
+        return secret.encode()
+    try:
+        key = base64.b64decode(secret.removeprefix(_PREFIX))
+    except binascii.Error as exc:
+        raise ValueError(f"starts with {_PREFIX} but the rest is not base64 ({exc})") from None
+    if not key:
+        raise ValueError(f"starts with {_PREFIX} but no key follows")
+    return key
 
 
 def signature(key: bytes, message_id: str, timestamp: int, body: bytes) -> str:

@@ -1,10 +1,12 @@
 """The sender: a run is POSTed once its stored record shows it ended (not while it runs or waits at an interrupt),
 as ``GET /threads/{thread_id}/runs/{run_id}`` shows it, signed; retried after the schedule's waits on a 503, a 429 or
 a dropped connection; final on a 404 or a redirect; given up after the most attempts; never sent to a name that
-resolves to loopback unless that address is listed; each outcome counted."""
+resolves to loopback unless that address is listed; each outcome counted; stopped even when its loop swallows the
+cancellation that stops it."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 import httpx
@@ -12,7 +14,7 @@ import msgspec
 import pytest
 
 from api.runs.log.records import GraphRun, RunRecord
-from api.webhooks import WebhookSender, delivery_body, verify
+from api.webhooks import Delivery, WebhookSender, delivery_body, verify
 from api.webhooks.settings import WebhookSettings
 from api.webhooks.sqlite import SqliteOutbox
 from contracts import RunSnapshot
@@ -182,3 +184,35 @@ async def test_a_run_removed_before_it_ended_is_dropped_once_orphaned(tmp_path: 
     await harness.after(120)
 
     assert harness.counted == ["dropped"]
+
+
+class SwallowingOutbox(SqliteOutbox):
+    """Its ``claim`` swallows the first cancellation, as Python 3.11's ``wait_for`` (which redis-py and psycopg's
+    pool go through) does when it lands as the command completes (ADR 33)."""
+
+    swallowed = 0
+
+    async def claim(self, now_ms: int, lease_ms: int, holder: str, limit: int) -> list[Delivery]:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            if self.swallowed:
+                raise
+            self.swallowed += 1
+        return []
+
+
+async def test_the_loop_is_stopped_even_when_a_cancellation_is_swallowed_on_its_way(tmp_path: Path) -> None:
+    outbox = SwallowingOutbox(tmp_path / "webhooks.sqlite")
+    sender = WebhookSender(
+        outbox, WebhookSettings(tick_s=0.01), load_run=Harness(tmp_path, Receiver()).load, clock=FakeClock()
+    )
+    sender.start()
+    await asyncio.sleep(0.05)
+
+    stopping = asyncio.create_task(sender.stop())
+    stopped, _ = await asyncio.wait({stopping}, timeout=30)  # not a figure asserted: a bound on a hang
+
+    assert stopped == {stopping}, "stop() waits on the loop, cancelled once, forever"
+    assert outbox.swallowed == 1
+    await outbox.close()

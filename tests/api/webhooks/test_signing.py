@@ -7,7 +7,10 @@ import base64
 import hashlib
 import hmac
 
-from api.webhooks import signing_key, verify, webhook_headers
+import pytest
+
+from agent import ConfigError
+from api.webhooks import WebhookSettings, signing_key, verify, webhook_headers
 
 BODY = b'{"run_id":"r-1","status":"success"}'
 NOW = 1_800_000_000
@@ -52,3 +55,10 @@ def test_the_signature_is_standard_webhooks_own_on_its_published_vector() -> Non
 
     assert headers["webhook-signature"] == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
     assert verify(key, headers, body, now=1614265330)
+
+
+@pytest.mark.parametrize("secret", ["whsec_not base64!", "whsec_abc", "whsec_"])
+def test_a_standard_webhooks_secret_that_is_no_base64_key_is_refused_at_start_naming_the_variable(secret: str) -> None:
+    with pytest.raises(ConfigError, match="HARNESS_WEBHOOK_SECRET starts with whsec_"):
+        WebhookSettings.from_env({"HARNESS_WEBHOOK_SECRET": secret})
+    assert WebhookSettings.from_env({"HARNESS_WEBHOOK_SECRET": "whsec_c2VjcmV0"}).secret == "whsec_c2VjcmV0"
