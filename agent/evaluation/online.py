@@ -203,5 +203,6 @@ def _last_message(state: Any) -> Any:
 
 
 def _judged_text(value: Any) -> str:
+    """``value`` redacted, then cut: cut first, a card number across the cut would no longer read as one."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return redact(text[:_MAX_JUDGED])
+    return redact(text)[:_MAX_JUDGED]

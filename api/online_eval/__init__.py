@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from agent.evaluation import create_judge, open_online_scores
-from api.online_eval.evaluator import SETTLE_S, FinishedRunLog, OnlineEvaluator
+from api.online_eval.evaluator import SETTLE_S, TURN_MARGIN, FinishedRunLog, OnlineEvaluator
 from api.online_eval.settings import OnlineEvalSettings
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from agent.evaluation import OnlineScore
     from api.runs.cluster.protocol import Cluster
 
-__all__ = ("SETTLE_S", "FinishedRunLog", "OnlineEvalSettings", "OnlineEvaluator", "online_evaluation")
+__all__ = ("SETTLE_S", "TURN_MARGIN", "FinishedRunLog", "OnlineEvalSettings", "OnlineEvaluator", "online_evaluation")
 
 
 @asynccontextmanager

@@ -8,6 +8,12 @@ event log, scored, and its scores kept in one transaction with its "scored" row:
 again, so an instance that dies mid-way loses nothing (the cursor moves only after a batch) and the next one scores
 no run twice. A run is never slowed or failed by this: it has finished, and a scorer that raises skips the run.
 With ``HARNESS_RETENTION_DAYS``, the scores of runs that finished before the retention go on the same turn.
+
+A pass lasts no longer than its turn (``interval_s``, less ``TURN_MARGIN``): once another instance could take the
+turn, it would read the same runs past the same cursor and pay the judge for them again (kept once, but called
+twice). So a pass stops before a run when less time is left than its slowest run so far took, advancing the cursor
+to where it got, and a run's scoring is cut at the turn's end: that run is left for the next pass, or skipped (as a
+scorer that raises) if it was the pass's first, since it could not be scored within a whole turn.
 """
 
 from __future__ import annotations
@@ -35,12 +41,14 @@ if TYPE_CHECKING:
     from api.runs.cluster.protocol import Cluster
     from api.runs.log.records import RunRecord, StoredEvent
 
-__all__ = ("SETTLE_S", "FinishedRunLog", "OnlineEvaluator")
+__all__ = ("SETTLE_S", "TURN_MARGIN", "FinishedRunLog", "OnlineEvaluator")
 
 logger = logging.getLogger(__name__)
 
 SETTLE_S = 2.0
 """Runs that finished less than this long ago wait for the next pass."""
+TURN_MARGIN = 0.1
+"""The share of the turn a pass leaves unused: for the writes after the last run, and instances' clocks."""
 _TURN = "online-eval"
 
 
@@ -88,17 +96,36 @@ class OnlineEvaluator:
     async def score_once(self) -> int:
         """Score the finished runs past the cursor, if it is this instance's turn; how many were scored here."""
         settings = self._settings
+        # read before the turn is taken, so the pass's end is never later than the turn's
+        ends_ns = self._clock.now_ns() + round(settings.interval_s * (1 - TURN_MARGIN) * 1e9)
         if self._cluster is not None and not await self._cluster.take_turn(_TURN, settings.interval_s):
             return 0
         before = cutoff(self._clock.now_ns(), SETTLE_S)
-        position = await self._store.cursor()
+        start = position = await self._store.cursor()
         runs = await self._log.finished_runs(position, before, settings.batch)
         scored = 0
+        slowest_ns = 0
+        first = True
         for changed_at, run_id in runs:
             if sampled(run_id, settings.scoring.rate):
-                scored += await self._score(run_id, changed_at)
+                began_ns = self._clock.now_ns()
+                if ends_ns - began_ns <= slowest_ns:
+                    break  # it might outlast the turn: the next pass starts with it
+                outcome = await self._score(run_id, changed_at, within_s=(ends_ns - began_ns) / 1e9)
+                if outcome is None:
+                    if not first:
+                        break
+                    logger.warning(
+                        "online evaluation could not score run %s within a turn (%g s, HARNESS_ONLINE_EVAL_INTERVAL_S);"
+                        " it is left unscored",
+                        run_id,
+                        settings.interval_s,
+                    )
+                scored += outcome or 0
+                slowest_ns = max(slowest_ns, self._clock.now_ns() - began_ns)
+                first = False
             position = (changed_at, run_id)
-        if runs:
+        if position != start:
             await self._store.advance(position)
         if settings.retention_s is not None:
             purged = await self._store.purge(cutoff(self._clock.now_ns(), settings.retention_s))
@@ -106,13 +133,19 @@ class OnlineEvaluator:
                 logger.info("online evaluation purged the scores of %d runs past the retention", purged)
         return scored
 
-    async def _score(self, run_id: str, finished_at: str) -> int:
+    async def _score(self, run_id: str, finished_at: str, *, within_s: float) -> int | None:
+        """1 when the run's scores were kept here, 0 when not; None when its scoring was cut after ``within_s``
+        (the turn's end), nothing kept."""
         run = await self._load(run_id)
         if run is None:
             return 0  # erased since it was listed
+        bound = asyncio.timeout(within_s)
         try:
-            scores = await score_run(run, self._settings.scoring, at=finished_at, judge=self._judge)
+            async with bound:
+                scores = await score_run(run, self._settings.scoring, at=finished_at, judge=self._judge)
         except Exception:
+            if bound.expired():
+                return None
             logger.exception("online evaluation could not score run %s; it is left unscored", run_id)
             return 0
         kept = await self._store.record(

@@ -42,9 +42,7 @@ class OnlineEvalSettings(msgspec.Struct, frozen=True, kw_only=True):
         rate = read_float(env, "HARNESS_ONLINE_EVAL_RATE", 0.0)
         if not 0.0 <= rate <= 1.0:
             raise ConfigError(f"HARNESS_ONLINE_EVAL_RATE must be within 0 and 1 (a share of the runs), got {rate:g}")
-        latency_ms = read_float(env, "HARNESS_ONLINE_EVAL_LATENCY_MS", -1.0)
-        if latency_ms == 0 or not math.isfinite(latency_ms):
-            raise ConfigError("HARNESS_ONLINE_EVAL_LATENCY_MS must be a number of milliseconds above 0")
+        latency_ms = _latency_budget_ms(env)
         interval_s = read_float(env, "HARNESS_ONLINE_EVAL_INTERVAL_S", 10.0)
         if not 0 < interval_s < math.inf:
             raise ConfigError(f"HARNESS_ONLINE_EVAL_INTERVAL_S must be more than 0 seconds, got {interval_s:g}")
@@ -57,8 +55,22 @@ class OnlineEvalSettings(msgspec.Struct, frozen=True, kw_only=True):
             raise ConfigError(
                 "HARNESS_ONLINE_EVAL_JUDGE_RUBRIC needs a judge: set HARNESS_JUDGE_PROVIDER (and HARNESS_JUDGE_MODEL)"
             )
-        scoring = OnlineScoring(
-            rate=rate, latency_budget_ms=None if latency_ms < 0 else latency_ms, judge_rubric=rubric
-        )
+        scoring = OnlineScoring(rate=rate, latency_budget_ms=latency_ms, judge_rubric=rubric)
         retention_s = None if retention_days is None else retention_days * 86_400
         return cls(scoring=scoring, interval_s=interval_s, batch=batch or 200, retention_s=retention_s, judge=judge)
+
+
+def _latency_budget_ms(env: Mapping[str, str]) -> float | None:
+    """``HARNESS_ONLINE_EVAL_LATENCY_MS``: None when unset; a value that is no number of milliseconds above 0
+    (negative, 0, NaN, infinite) is refused, never read as unset."""
+    name = "HARNESS_ONLINE_EVAL_LATENCY_MS"
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise ConfigError(f"{name} must be a number of milliseconds above 0, got {raw!r}")
+    return value

@@ -99,3 +99,17 @@ def test_a_rubric_needs_a_judge_provider() -> None:
 
     assert settings.judge == JudgeSettings(provider="local")
     assert settings.scoring.judge_rubric == RUBRIC
+
+
+async def test_a_card_number_across_the_judges_cut_is_redacted_whole() -> None:
+    """The text is redacted, then cut to what the judge is shown: cut first, the card's first digits would no
+    longer read as a card number and would reach the judge's provider."""
+    model = FixedVerdicts('{"score": 5, "reason": "Fine."}')
+    run = graph_run()
+    question = {"type": "human", "content": "x" * 3990 + " " + CARD + " is my card."}  # the card spans 3991-4010
+    run.envelopes[1] = {"type": "graph_part", "data": {"mode": "values", "data": {"messages": [question]}}}
+
+    await score_run(run, SCORING, at="t", judge=Judge(model, provider="fake-judge"))
+
+    ((messages, _),) = model.asked
+    assert "4111" not in messages[-1].content
