@@ -10,14 +10,18 @@ each difference is as likely to be positive as negative). The effect is the mean
 Two windows of production runs (``harness eval online --baseline-since``) share no case to pair: their pass/fail
 outcomes get Fisher's exact test, McNemar's unpaired counterpart (``unpaired_test``).
 
-Every resampling draws from ``random.Random(seed)``: the same inputs give the same p-value and interval.
+Every resampling draws from ``random.Random(seed)``: the same inputs give the same p-value and interval. Resampling
+pass/fail outcomes with replacement only counts passes, so the unpaired bootstrap draws each side's count of passes
+from its binomial distribution (one uniform a side) rather than every outcome: the same distribution, in a time that
+does not grow with the window.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from itertools import product
+from bisect import bisect_right
+from itertools import accumulate, product
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
@@ -106,9 +110,9 @@ def unpaired_test(
         )
     base_rate, cand_rate = sum(baseline) / len(baseline), sum(candidate) / len(candidate)
     rng = random.Random(seed)
+    cand_passes, base_passes = _Binomial(len(candidate), cand_rate), _Binomial(len(baseline), base_rate)
     draws = sorted(
-        sum(rng.choices(candidate, k=len(candidate))) / len(candidate)
-        - sum(rng.choices(baseline, k=len(baseline))) / len(baseline)
+        cand_passes.draw(rng.random()) / len(candidate) - base_passes.draw(rng.random()) / len(baseline)
         for _ in range(resamples)
     )
     p_value = fisher_exact(sum(baseline), len(baseline), sum(candidate), len(candidate))
@@ -120,6 +124,27 @@ def unpaired_test(
         ci95=(round(_quantile(draws, 0.025), 6), round(_quantile(draws, 0.975), 6)),
         p_value=round(p_value, 6),
     )
+
+
+class _Binomial:
+    """Binomial(n, p) drawn from one uniform by inverting its CDF: the passes of n outcomes resampled with
+    replacement from a sample whose pass rate is p, in the time of a bisection rather than of n draws. The table
+    spans the mean plus or minus 12 standard deviations (the mass outside is below 1e-30)."""
+
+    def __init__(self, n: int, p: float) -> None:
+        if p <= 0.0 or p >= 1.0:
+            self.low, self.cdf = round(n * p), [1.0]
+            return
+        spread = 12 * math.sqrt(n * p * (1 - p)) + 1
+        self.low, high = max(0, math.floor(n * p - spread)), min(n, math.ceil(n * p + spread))
+        logs = [_log_comb(n, k) + k * math.log(p) + (n - k) * math.log1p(-p) for k in range(self.low, high + 1)]
+        peak = max(logs)
+        cumulative = list(accumulate(math.exp(log - peak) for log in logs))
+        self.cdf = [c / cumulative[-1] for c in cumulative]
+
+    def draw(self, uniform: float) -> int:
+        """The count whose CDF first exceeds ``uniform`` (in [0, 1))."""
+        return self.low + min(bisect_right(self.cdf, uniform), len(self.cdf) - 1)
 
 
 def _log_comb(n: int, k: int) -> float:

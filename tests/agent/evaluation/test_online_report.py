@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from typing import TYPE_CHECKING
 
 import pytest
@@ -73,6 +74,20 @@ def test_a_fall_within_chance_is_not_a_regression() -> None:
     assert [row.verdict for row in report.rows] == ["no significant change"]
     assert not report.regressed
     assert unpaired_test([], [True]).test == "none"
+
+
+def test_the_changes_interval_is_each_sides_bootstrap_drawn_as_a_count_of_passes() -> None:
+    """Each side's passes resampled with replacement are a binomial count: drawn as one, a large window takes no
+    longer than a small one, and the interval is the bootstrap's (here, with 10,000 runs a side, the normal one)."""
+    baseline, candidate = [True] * 9000 + [False] * 1000, [True] * 8800 + [False] * 1200
+
+    change = unpaired_test(baseline, candidate)
+
+    assert change == unpaired_test(baseline, candidate), "the same seed, the same figures"
+    assert change.effect == -0.02
+    half = 1.96 * math.sqrt(0.9 * 0.1 / 10_000 + 0.88 * 0.12 / 10_000)
+    assert change.ci95 == pytest.approx((-0.02 - half, -0.02 + half), abs=0.0005)
+    assert unpaired_test([True] * 3, [False] * 3).ci95 == (-1.0, -1.0), "no spread on a side that all passed"
 
 
 def test_the_command_reads_the_stored_scores_and_exits_1_on_a_regression(
