@@ -13,11 +13,17 @@ here is sealed", under the current key (``agent.stores.key_check``). A SQLite fi
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from psycopg.types.json import Jsonb
+
 from agent.interactions import SEALED_COLUMNS, where_comment, where_sealed
+from agent.sealing import place
+from agent.stores.graph_store import SEALED_FIELD
 from agent.stores.key_check import sealed_record
 from agent.stores.scrubbing import scrub
 from agent.stores.sealed_serde import reseal_checkpoint_value
@@ -73,17 +79,49 @@ class SealedColumn:
         return [sealer.reseal(data, self.where(*key))]
 
     @property
+    def json_values(self) -> bool:
+        """Whether the column holds JSON (a store item's value), which ``resealed`` answers as JSON text."""
+        return False
+
+    @property
     def assignments(self) -> str:
         """The SQL that stores what ``resealed`` gives (``?`` placeholders)."""
         return f"type = ?, {self.column} = ?" if self.where is None else f"{self.column} = ?"
 
 
+@dataclass(frozen=True)
+class StoreValueColumn(SealedColumn):
+    """The long-term store's values: JSON objects, a sealed one ``{"__sealed__": "<base64>"}`` bound to its
+    namespace (the subject's label first, kept as ``prefix`` joined by dots) and key
+    (``agent.stores.graph_store._values``); a plain one is sealed whole."""
+
+    def resealed(self, sealer: Sealer, key: Sequence[Any], value_type: str | None, value: Any) -> list[Any] | None:
+        prefix, item_key = key
+        stored = json.loads(value) if isinstance(value, str | bytes) else value
+        where = place("store", *str(prefix).split("."), item_key)
+        sealed = stored.get(SEALED_FIELD) if isinstance(stored, dict) and len(stored) == 1 else None
+        if isinstance(sealed, str):
+            data = base64.b64decode(sealed)
+            if sealer.is_current(data):
+                return None
+            new = sealer.reseal(data, where)
+        else:
+            new = sealer.seal(json.dumps(stored, separators=(",", ":")).encode(), where)
+        return [json.dumps({SEALED_FIELD: base64.b64encode(new).decode()})]
+
+    @property
+    def json_values(self) -> bool:
+        return True
+
+
+_STORE_VALUES = StoreValueColumn("store items", "store", "value", ("prefix", "key"), lambda *key: b"")
+"""``where`` is unused: the place is made from the row's prefix and key in ``resealed``."""
 _CHECKPOINT_ROWS = "type IS NOT NULL AND type <> 'empty'"
 _INTERACTIONS = [
     SealedColumn("interactions", "interactions", column, ("run_id",), lambda run_id, c=column: where_sealed(c, run_id))
     for column in SEALED_COLUMNS
 ] + [SealedColumn("interactions", "feedback", "comment", ("run_id",), where_comment, "comment IS NOT NULL")]
-SQLITE_FILES = {
+SQLITE_FILES: dict[str, list[SealedColumn]] = {
     "checkpoints.sqlite": [
         SealedColumn(
             "checkpoints", "checkpoints", "checkpoint", (), None, f"checkpoint IS NOT NULL AND {_CHECKPOINT_ROWS}"
@@ -91,6 +129,7 @@ SQLITE_FILES = {
         SealedColumn("checkpoints", "writes", "value", (), None, f"value IS NOT NULL AND {_CHECKPOINT_ROWS}"),
     ],
     "interactions.sqlite": _INTERACTIONS,
+    "store.sqlite": [_STORE_VALUES],
 }
 """The agent's embedded files and their sealed columns (a SQLite walk goes by ``rowid``)."""
 POSTGRES_COLUMNS = [
@@ -111,6 +150,7 @@ POSTGRES_COLUMNS = [
         _CHECKPOINT_ROWS,
     ),
     *_INTERACTIONS,
+    _STORE_VALUES,
 ]
 
 
@@ -212,7 +252,9 @@ async def _reseal_postgres_column(
             for row in rows:
                 key = [row[name] for name in column.keys]
                 new = column.resealed(sealer, key, row["value_type"], row["value"])
-                if new is not None:
+                if new is not None and column.json_values:
+                    updates.append((Jsonb(json.loads(new[0])), *key, Jsonb(row["value"])))
+                elif new is not None:
                     updates.append((*new, *key, row["value"]))
             async with connection.transaction(), connection.cursor() as cursor:
                 await cursor.executemany(update, updates)

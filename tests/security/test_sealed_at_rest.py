@@ -334,14 +334,31 @@ def key_ids_held(stored: dict[str, bytes]) -> set[bytes]:
     }
 
 
+async def remember(env: dict[str, str], key: str, fact: str) -> None:
+    """``fact`` put in the long-term store (``["memories"]``, ``key``) through a ``harness serve`` of ``env``."""
+    server = await HarnessProcess(env).start()
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            item = {"namespace": ["memories"], "key": key, "value": {"fact": fact}}
+            put = await client.put("/store/items", json=item)
+            assert put.status_code == 204, put.text
+    finally:
+        server.close()
+
+
+STORE_FACTS = {"plain": "remembered-before-any-key-5150", "old": "remembered-under-the-old-key-8086"}
+
+
 async def test_rotate_key_seals_plain_values_reseals_old_ones_and_then_the_old_key_is_not_needed(
     tmp_path: Path, stores: SharedStores | None
 ) -> None:
     (before_any_key,) = await turns(store_env(tmp_path, stores, None), PASSWORD)
+    await remember(store_env(tmp_path, stores, None), "plain", STORE_FACTS["plain"])
     sealed_plain = await asyncio.to_thread(rotate_key, store_env(tmp_path, stores, KEY))
     assert sealed_plain.returncode == 0, sealed_plain.stderr
     (paused,) = await turns(store_env(tmp_path, stores, KEY), REFUND)
     assert paused["status"] == "paused"
+    await remember(store_env(tmp_path, stores, KEY), "old", STORE_FACTS["old"])
 
     both = store_env(tmp_path, stores, NEW_KEY, KEY)
     server = await HarnessProcess(both).start()  # old values open while the old key is named
@@ -364,14 +381,20 @@ async def test_rotate_key_seals_plain_values_reseals_old_ones_and_then_the_old_k
 
     stored = stored_bytes(tmp_path / "data", stores)
     assert key_ids_held(stored) == {NEW_KEY}
-    assert plain_in(stored, [PASSWORD, REFUND, EXPORT, *texts_of(before_any_key), *texts_of(paused)]) == {}
+    texts = [PASSWORD, REFUND, EXPORT, *texts_of(before_any_key), *texts_of(paused), *STORE_FACTS.values()]
+    assert plain_in(stored, texts) == {}
     server = await HarnessProcess(store_env(tmp_path, stores, NEW_KEY)).start()
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
             read = (await client.get(f"/runs/{before_any_key['run_id']}")).json()
             done = (await client.post("/chat/resume", json=decision_for(paused, "approve"))).json()
+            facts = {
+                key: (await client.get("/store/items", params={"namespace": "memories", "key": key})).json()
+                for key in STORE_FACTS
+            }
     finally:
         server.close()
+    assert {key: item["value"]["fact"] for key, item in facts.items()} == STORE_FACTS, "opened under the new key"
     assert read["response"] == before_any_key
     assert done["status"] == "completed"
     assert done["answer"]["text"].startswith("Refund of $42.00 for invoice INV-1001")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from agent.stores.graph_store._index import VECTORS_FIELD, StoreIndex
 from agent.stores.graph_store._namespaces import ANONYMOUS_LABEL, STORE_SUBJECT_KEY, subject_label
+from agent.stores.graph_store._values import SEALED_FIELD
 from agent.stores.graph_store.base import STORE_TTL, GraphStore, SubjectStore
 from agent.stores.graph_store.errors import (
     StoreError,
@@ -20,6 +21,7 @@ from agent.stores.graph_store.errors import (
 
 __all__ = (
     "ANONYMOUS_LABEL",
+    "SEALED_FIELD",
     "STORE_SUBJECT_KEY",
     "STORE_TTL",
     "VECTORS_FIELD",
