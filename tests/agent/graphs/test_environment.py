@@ -92,7 +92,9 @@ def test_what_is_not_installed_and_the_keys_ignored_are_reported_in_one_line_eac
     assert "surely-not-installed-package>=1 (missing)" in installed
     assert "git+https://example.com/x.git (not checked)" in installed
     assert "what . declares in pyproject.toml (its folder is on sys.path)" in installed
-    assert ignored == "langgraph.json keys ignored: python_version, store.ttl (not used by this service); colour (unknown)"
+    assert ignored == (
+        "langgraph.json keys ignored: python_version, store.ttl (not used by this service); colour (unknown)"
+    )
 
 
 def test_a_config_with_nothing_to_report_logs_nothing(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
