@@ -37,6 +37,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     state-changing requests are not refused as cross-site (``HARNESS_CORS_ORIGINS``). Empty: same-origin only."""
     heartbeat_s: float = 15.0
     """SSE heartbeat period during silence (``HARNESS_HEARTBEAT_S``)."""
+    stream_max_s: float | None = None
+    """The longest one SSE response lasts: past it, the stream is ended cleanly at its next chunk (a heartbeat at
+    most later), without a terminal event, and the client reconnects with ``Last-Event-ID`` as after any cut
+    (``HARNESS_STREAM_MAX_S``). None: a stream lasts until its run's terminal event or its client leaves."""
     disconnect_grace_s: float = 10.0
     """How long a running run with no subscriber goes on before it is aborted (``HARNESS_DISCONNECT_GRACE_S``)."""
     retry_ms: int = 2000
@@ -150,6 +154,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             allowed_hosts=parse_allowed_hosts(allowed_hosts) if allowed_hosts else None,
             cors_origins=parse_cors_origins(env.get("HARNESS_CORS_ORIGINS", "")),
             heartbeat_s=heartbeat_s,
+            stream_max_s=_optional_seconds(env, "HARNESS_STREAM_MAX_S"),
             disconnect_grace_s=read_float(env, "HARNESS_DISCONNECT_GRACE_S", 10.0),
             retry_ms=read_optional_int(env, "HARNESS_SSE_RETRY_MS") or 2000,
             replay_window=window or 10_000,
@@ -196,6 +201,15 @@ def _seconds_over_zero(env: Mapping[str, str], name: str, default: float) -> flo
     value = read_float(env, name, default)
     if value == 0:
         raise ConfigError(f"{name} must be more than 0 seconds")
+    return value
+
+
+def _optional_seconds(env: Mapping[str, str], name: str) -> float | None:
+    if not env.get(name, "").strip():
+        return None
+    value = read_float(env, name, 0.0)
+    if not math.isfinite(value) or value <= 0:
+        raise ConfigError(f"{name} must be a number of seconds above 0 (or unset), got {env[name]!r}")
     return value
 
 

@@ -94,3 +94,14 @@ def test_listed_hosts_and_origins_replace_the_defaults() -> None:
 def test_a_host_or_origin_that_is_not_one_stops_the_start(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):
         Settings.from_env({name: value})
+
+
+@pytest.mark.parametrize(("value", "expected"), [("", None), ("30", 30.0), ("0.5", 0.5)])
+def test_a_streams_longest_life_is_read_in_seconds(value: str, expected: float | None) -> None:
+    assert Settings.from_env({"HARNESS_STREAM_MAX_S": value}).stream_max_s == expected
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "soon"])
+def test_a_streams_longest_life_must_be_some_seconds(value: str) -> None:
+    with pytest.raises(ConfigError, match="HARNESS_STREAM_MAX_S"):
+        Settings.from_env({"HARNESS_STREAM_MAX_S": value})

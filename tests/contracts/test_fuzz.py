@@ -46,6 +46,8 @@ def harness(directory: Path, **env: str) -> Iterator[str]:
         "HARNESS_STUB_TOKEN_DELAY_MS": "0",
         "HARNESS_RATE_LIMIT_PER_MINUTE": "0",
         "HARNESS_HEARTBEAT_S": "0.5",
+        # a run paused at an approval holds its stream open for its human; the fuzzer would wait on it for ever
+        "HARNESS_STREAM_MAX_S": "2",
         **env,
     }
     process = subprocess.Popen([sys.executable, "-m", "api.cli", "serve"], env=env, stderr=subprocess.DEVNULL)

@@ -292,6 +292,29 @@ async def test_a_waiting_run_streams_even_at_its_newest_event(
     assert received[-1].raw == b": hb"
 
 
+async def test_a_stream_lasts_no_longer_than_stream_max_s_and_a_reconnect_goes_on(
+    serve: Callable[..., LiveServer], settings: Settings
+) -> None:
+    """HARNESS_STREAM_MAX_S ends a held stream cleanly, without a terminal event, as a proxy's cut would; the
+    client reconnects with Last-Event-ID and the run, waiting for its human all along, goes on."""
+    server = serve(msgspec.structs.replace(settings, heartbeat_s=0.05, stream_max_s=0.5))
+    async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
+        paused = (await client.post("/chat", json=REFUND)).json()
+        async with client.stream("GET", f"/runs/{paused['run_id']}/events") as first:
+            held = await collect(first)
+        assert types_of(held)[-1] == "paused", "cut after the pause, no terminal event"
+        assert not set(types_of(held)) & TERMINAL_EVENT_TYPES
+        assert sum(1 for frame in held if frame.is_comment) >= 2, "heartbeats until the stream's time was up"
+        last = events(held)[-1].id
+        decision = {"run_id": paused["run_id"], "approval_id": paused["pending_approval"]["approval_id"]}
+        resumed = await client.post("/chat/resume", json={**decision, "decision": "approve"})
+        async with client.stream("GET", f"/runs/{paused['run_id']}/events", headers={"Last-Event-ID": last}) as again:
+            rest = await collect(again)
+    assert resumed.json()["status"] == "completed"
+    assert types_of(rest)[-1] == "turn_completed"
+    assert_contiguous(rest, first=events(held)[-1].data["seq"] + 1)
+
+
 async def test_turns_name_their_run_and_session_in_headers_for_json_and_stream(
     serve: Callable[..., LiveServer], settings: Settings
 ) -> None:
