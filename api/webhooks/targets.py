@@ -15,6 +15,7 @@ import socket
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from agent import carries_personal_data
 from api.webhooks.errors import WebhookNotAllowed
 
 if TYPE_CHECKING:
@@ -76,6 +77,11 @@ def check_url(url: str, allowed: Collection[str]) -> None:
         parse(url, allowed)
     except TargetRefused as exc:  # not expected once the pattern matched
         raise WebhookNotAllowed(f"{exc} (the hosts a webhook may name are set by {_SETTING}).") from None
+    if carries_personal_data(url):  # the URL is kept with the run and sent on: never a planted personal number
+        raise WebhookNotAllowed(
+            "webhook holds what reads as a card number, bank account, national id or key, which is never stored "
+            f"or sent; name the receiver by a path of its own (its host stays one of {_SETTING})."
+        )
 
 
 _PORT = r"(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?"

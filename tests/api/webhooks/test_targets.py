@@ -35,6 +35,19 @@ def test_a_webhook_not_allowed_is_a_422_naming_the_setting(url: str, allowed: se
     assert "HARNESS_WEBHOOK_ALLOWED_HOSTS" in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["https://hooks.example.com/cards/4111111111111111", "https://hooks.example.com/x?iban=DE89370400440532013000"],
+)
+def test_a_webhook_holding_a_personal_number_is_refused(url: str) -> None:
+    with pytest.raises(WebhookNotAllowed) as refused:
+        check_url(url, {"hooks.example.com"})
+
+    assert refused.value.status_code == 422
+    assert "card number" in str(refused.value)
+    assert "4111" not in str(refused.value)
+
+
 def test_an_allowed_host_is_compared_without_case() -> None:
     check_url("https://Hooks.Example.COM:8443/path?q=1#f", {"hooks.example.com"})
     check_url("http://[::1]:80/", {"::1"})
