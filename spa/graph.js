@@ -20,18 +20,7 @@ export function drawGraph(doc, root, topology) {
   root.setAttribute('viewBox', `0 0 ${layout.width} ${layout.height}`);
   root.setAttribute('width', String(layout.width));
   root.setAttribute('height', String(layout.height));
-  const arrow = svg(doc, 'marker', {
-    id: 'graph-arrow',
-    viewBox: '0 0 10 10',
-    refX: '9',
-    refY: '5',
-    markerWidth: '9',
-    markerHeight: '9',
-    markerUnits: 'userSpaceOnUse',
-    orient: 'auto-start-reverse',
-  });
-  arrow.appendChild(svg(doc, 'path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' }));
-  root.appendChild(svg(doc, 'defs', {}, [arrow]));
+  root.appendChild(arrowDefs(doc, 'graph-arrow'));
 
   const groupLayer = svg(doc, 'g', { class: 'groups' });
   const groups = new Map();
@@ -96,6 +85,22 @@ export function drawGraph(doc, root, topology) {
   }
   root.appendChild(nodeLayer);
   return { root, nodes, edges, groups };
+}
+
+/** The `<defs>` of the arrowhead a drawn graph's edges end in (`marker-end: url(#<id>)`). */
+export function arrowDefs(doc, id) {
+  const arrow = svg(doc, 'marker', {
+    id,
+    viewBox: '0 0 10 10',
+    refX: '9',
+    refY: '5',
+    markerWidth: '9',
+    markerHeight: '9',
+    markerUnits: 'userSpaceOnUse',
+    orient: 'auto-start-reverse',
+  });
+  arrow.appendChild(svg(doc, 'path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' }));
+  return svg(doc, 'defs', {}, [arrow]);
 }
 
 /** Bring the drawn graph up to date with the run's state. */

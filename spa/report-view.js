@@ -5,6 +5,7 @@
 // node, candidate on the right. A case's run is replayed on the live graph from its `events/` log (replay.js).
 
 import { formatMoment, formatMs } from './format.js';
+import { arrowDefs } from './graph.js';
 import { layoutGraph } from './layout.js';
 import { h, setText, svg } from './render.js';
 import {
@@ -214,18 +215,7 @@ export function drawHeatMap(doc, root, stats, metric) {
   root.setAttribute('viewBox', `0 0 ${layout.width} ${layout.height}`);
   root.setAttribute('width', String(layout.width));
   root.setAttribute('height', String(layout.height));
-  const arrow = svg(doc, 'marker', {
-    id: 'heat-arrow',
-    viewBox: '0 0 10 10',
-    refX: '9',
-    refY: '5',
-    markerWidth: '9',
-    markerHeight: '9',
-    markerUnits: 'userSpaceOnUse',
-    orient: 'auto-start-reverse',
-  });
-  arrow.appendChild(svg(doc, 'path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' }));
-  root.appendChild(svg(doc, 'defs', {}, [arrow]));
+  root.appendChild(arrowDefs(doc, 'heat-arrow'));
   const edges = svg(doc, 'g', { class: 'edges', 'aria-hidden': 'true' });
   for (const edge of layout.edges) {
     edges.appendChild(svg(doc, 'path', { class: 'edge', d: edge.d, 'marker-end': 'url(#heat-arrow)' }));
