@@ -126,6 +126,7 @@ def test_react_agent_pauses_at_its_interrupt_and_completes_the_same_run_once_app
     case = json.loads(line)
     assert case["resume"] == [{"decision": "approve"}]
     assert case["expect"]["trajectory"] == {"nodes": ["agent", "tools", "agent", "tools", "agent"], "match": "strict"}
+    page.wait_for_selector("[data-turn='1'] [data-role=capture][data-state=saved]", timeout=TIMEOUT_MS)
     said = page.text_content("[data-turn='1'] [data-role=capture-said]") or ""
     assert said.startswith(f"Saved captured-{run_id.lower()}.jsonl"), said
 

@@ -164,6 +164,7 @@ def test_a_file_that_is_not_a_report_is_named_and_changes_nothing(
 
     page.set_input_files("[data-role=report-cand]", str(events))
 
+    page.wait_for_function("() => document.querySelector('[data-role=reports-note]').textContent !== ''")
     note = page.text_content("[data-role=reports-note]") or ""
     assert note.startswith(f"{events.name} cannot be shown: {events.name} is not JSON"), note
     assert page.get_attribute("[data-region=reports]", "data-reports") == "1"
