@@ -5,6 +5,7 @@ subgraph in a cycle."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from agent.graphs import GraphEvent, GraphOutcome, GraphRegistry, RegisteredGraph
 
 CARD = "4111 1111 1111 1111"
+CARD_DIGITS = re.compile(rb"4111\W{0,3}1111\W{0,3}1111\W{0,3}1111")
 
 
 async def run(
@@ -131,7 +133,8 @@ async def test_a_card_number_in_the_conversation_reaches_no_payload(registry: Gr
     events, paused = await run(registry["react_agent"], question, "t1", modes)
 
     frames = [msgspec.json.encode(payload) for payload in [*events, *paused.interrupts, paused.values]]
-    assert not [frame for frame in frames if b"4111" in frame]
+    # the card's digits in any spelling; not "4111" alone, which a random hex id (a checkpoint's) may hold
+    assert not [frame for frame in frames if CARD_DIGITS.search(frame)]
     assert any(b"[REDACTED CARD]" in frame for frame in frames)
 
 
