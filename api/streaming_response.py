@@ -81,19 +81,18 @@ class _ASGIEventStream(ASGIStreamingResponse):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         _forget_parsed_request(scope)
-        lasts_s = _longest_life_s(scope, self.headers.get("content-type") or "")
         await self.start_response(send)
         if self.is_head_response:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         else:
-            await self._send_events(scope, send, receive, lasts_s)
+            await self._send_events(scope, send, receive)
         await self.after_response()
 
     async def start_response(self, send: Send) -> None:
         await super().start_response(send)
         self.headers.headers.clear()
 
-    async def _send_events(self, scope: Scope, send: Send, receive: Receive, lasts_s: float | None) -> None:
+    async def _send_events(self, scope: Scope, send: Send, receive: Receive) -> None:
         """The body, until the iterator ends, the client leaves, or (identity on) the token it was opened with
         no longer stands: then the body ends cleanly, without a terminal event, and the run goes on.
 
@@ -105,6 +104,7 @@ class _ASGIEventStream(ASGIStreamingResponse):
         assert sending is not None
         ended = revoked = False
         loop = asyncio.get_running_loop()
+        lasts_s: float | None = scope["app"].state.get("stream_max_s")
         until = None if lasts_s is None else loop.time() + lasts_s
 
         def client_left(listener: asyncio.Future[None]) -> None:
@@ -142,15 +142,6 @@ class _ASGIEventStream(ASGIStreamingResponse):
                 await self.iterator.aclose()  # its cleanup (the follower, the stream slot) runs now, not at GC
         if revoked:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
-def _longest_life_s(scope: Scope, content_type: str) -> float | None:
-    """``HARNESS_STREAM_MAX_S`` for an event stream; None for a JSON document sent this way (a wait's result, with
-    whitespace while it waits), which a cut would leave unreadable."""
-    if not content_type.startswith("text/event-stream"):
-        return None
-    lasts_s: float | None = scope["app"].state.get("stream_max_s")
-    return lasts_s
 
 
 def _forget_parsed_request(scope: Scope) -> None:
