@@ -331,7 +331,6 @@ def create_app(
                 "custom_auth": custom_auth,
                 "metrics": metrics,
                 "webhook_pattern": webhook_pattern(settings.webhooks.allowed_hosts),
-                "stream_max_s": settings.stream_max_s,
             }
         ),
         guards=[authorize_route] if custom_auth is not None else None,

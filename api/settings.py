@@ -38,9 +38,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     heartbeat_s: float = 15.0
     """SSE heartbeat period during silence (``HARNESS_HEARTBEAT_S``)."""
     stream_max_s: float | None = None
-    """The longest one SSE response lasts: past it, the stream is ended cleanly at its next chunk (a heartbeat at
-    most later), without a terminal event, and the client reconnects with ``Last-Event-ID`` as after any cut
-    (``HARNESS_STREAM_MAX_S``). None: a stream lasts until its run's terminal event or its client leaves."""
+    """The longest one response that follows a run lasts (``HARNESS_STREAM_MAX_S``): past it, an event stream ends
+    cleanly at its next chunk (a heartbeat at most later), without a terminal event, and the client reconnects with
+    ``Last-Event-ID`` as after any cut; a JSON wait answers the run as far as it came. None: until the run settles
+    or the client leaves."""
     disconnect_grace_s: float = 10.0
     """How long a running run with no subscriber goes on before it is aborted (``HARNESS_DISCONNECT_GRACE_S``)."""
     retry_ms: int = 2000
@@ -100,6 +101,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         return RunSettings(
             agent=self.agent,
             heartbeat_s=self.heartbeat_s,
+            stream_max_s=self.stream_max_s,
             disconnect_grace_s=self.disconnect_grace_s,
             retry_ms=self.retry_ms,
             replay_window=self.replay_window,

@@ -8,9 +8,9 @@ can be the run's whole history) alive while the next one is awaited. Nor does it
 of the request (its headers decoded, the body, the query) or the response headers once they are sent.
 
 With identity on, a stream is held (``api.auth.streams``) under the principal of its request, and ends,
-its body closed cleanly without a terminal event, once that principal's token no longer stands. With
-``HARNESS_STREAM_MAX_S``, a stream also ends that way once it has lasted that long (at its next chunk: a heartbeat
-period at most later); its client reconnects with ``Last-Event-ID`` as after any cut.
+its body closed cleanly without a terminal event, once that principal's token no longer stands. How long a
+stream lasts at most (``HARNESS_STREAM_MAX_S``) is its run's follow's to say (``RunStreams.follow``): the body ends
+when its iterator does.
 """
 
 from __future__ import annotations
@@ -103,9 +103,6 @@ class _ASGIEventStream(ASGIStreamingResponse):
         sending = asyncio.current_task()
         assert sending is not None
         ended = revoked = False
-        loop = asyncio.get_running_loop()
-        lasts_s: float | None = scope["app"].state.get("stream_max_s")
-        until = None if lasts_s is None else loop.time() + lasts_s
 
         def client_left(listener: asyncio.Future[None]) -> None:
             if not (ended or listener.cancelled()):
@@ -122,8 +119,6 @@ class _ASGIEventStream(ASGIStreamingResponse):
                 del body
                 if listener.done() or (held is not None and held.ended):
                     raise asyncio.CancelledError  # its cancellation was swallowed on the way (_send_events)
-                if until is not None and loop.time() >= until:
-                    break  # lasted HARNESS_STREAM_MAX_S: ended cleanly, the client reconnects
             if held is not None:
                 held.release()
             await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -234,7 +234,7 @@ class A2ACalls:
 
 async def _settled_body(follow: AsyncIterator[bytes], result: TaskResult) -> AsyncIterator[bytes]:
     """A blocking call's body: the follow's keepalives, then its answer, or the task as far as it came when the
-    stream ended first (the service shutting down)."""
+    follow ended first (it lasted ``HARNESS_STREAM_MAX_S``, or the service is shutting down): a task still working."""
     answered = False
     async for chunk in follow:
         answered = answered or result.finished(())

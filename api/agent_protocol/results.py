@@ -3,7 +3,9 @@
 The body is JSON, sent when the run stops (completed, waiting at an interrupt, failed); until then the
 response carries a newline at each heartbeat so proxies keep it (leading whitespace is valid JSON). A finished
 run answers its final state; one waiting at an interrupt its state with ``__interrupt__``; one that failed or was
-cancelled ``{"__error__": {"error", "message"}}``, all with status 200, as langgraph-sdk expects.
+cancelled ``{"__error__": {"error", "message"}}``, all with status 200, as langgraph-sdk expects. A wait that
+lasts ``HARNESS_STREAM_MAX_S`` before its run settles (or meets the service shutting down) answers the run's state
+as far as it came, its last ``values``, and the run goes on: ``Location`` (``.../join``) waits again.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from api.agent_protocol.stream import values_so_far
 from contracts import TERMINAL_EVENT_TYPES
 
 if TYPE_CHECKING:
@@ -34,14 +37,14 @@ class _UntilSettled:
     heartbeat = _KEEPALIVE
 
     def __init__(self) -> None:
-        self._settled = False
+        self.settled = False
 
     def encode(self, events: Sequence[StoredEvent]) -> bytes:
-        self._settled = events[-1].type in _SETTLED  # a pause followed by more events was resumed since
+        self.settled = events[-1].type in _SETTLED  # a pause followed by more events was resumed since
         return b""
 
     def finished(self, events: Sequence[StoredEvent]) -> bool:
-        return self._settled
+        return self.settled
 
 
 def run_result(record: RunRecord) -> Any:
@@ -59,9 +62,13 @@ def run_result(record: RunRecord) -> Any:
 
 
 async def result_body(runs: RunRegistry, streams: RunStreams, run_id: str, after: int) -> AsyncIterator[bytes]:
-    """Keepalives until the run settles after ``after``, then its result."""
-    async for chunk in streams.follow(run_id, after, _UntilSettled()):
+    """Keepalives until the run settles after ``after``, then its result (or its state so far, module doc)."""
+    until_settled = _UntilSettled()
+    async for chunk in streams.follow(run_id, after, until_settled):
         yield chunk
+    if not until_settled.settled:
+        yield msgspec.json.encode(values_so_far(await streams.committed(run_id)))
+        return
     record = await runs.find(run_id)
     assert record is not None, "a run that settled has a record"
     yield msgspec.json.encode(run_result(record.record))

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from api.runs.log.records import StoredEvent
 
-__all__ = ("AgentProtocolStream", "status_name")
+__all__ = ("AgentProtocolStream", "status_name", "values_so_far")
 
 _HEARTBEAT = b": heartbeat\n\n"
 _END_STATUS = {"completed": "success", "failed": "error", "cancelled": "interrupted", "waiting": "interrupted"}
@@ -57,6 +57,17 @@ _read_envelope = msgspec.json.Decoder(_Envelope).decode
 _read_part = msgspec.json.Decoder(_Part).decode
 _read_error = msgspec.json.Decoder(_Error).decode
 _encode = msgspec.json.encode
+
+
+def values_so_far(events: Sequence[StoredEvent]) -> Any:
+    """The graph's state as the last top-level ``values`` part of ``events`` holds it; ``{}`` before the first."""
+    for event in reversed(events):
+        if event.type != "graph_part":
+            continue
+        part = _read_part(_read_envelope(event.envelope).data)
+        if part.mode == "values" and not part.ns:
+            return msgspec.json.decode(part.data)
+    return {}
 
 
 def status_name(status: str) -> str:

@@ -28,8 +28,6 @@ from api.run_streams import held_slot, run_stream
 from api.runs.errors import RunsError
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
-
     from agent.graphs import GraphRegistry
     from api.auth import Principal
     from api.runs.cluster.quotas import StreamQuota
@@ -169,7 +167,7 @@ class McpCalls:
             encoder = ToolCallStream(projection)
             return run_stream(self.streams, opened.run_id, opened.after, slot, encoder=encoder, headers=headers)
         result = ToolCallResult(projection)
-        body = _until_answered(self.streams.follow(opened.run_id, opened.after, result))
+        body = result.body(self.streams.follow(opened.run_id, opened.after, result))
         return Stream(slot.hold(body), media_type=_JSON, headers=headers)
 
     def _elicits(self) -> bool:
@@ -178,11 +176,6 @@ class McpCalls:
         access = self.runs.access
         may_decide = access.approver_role is None or access.is_approver(self.principal)
         return self.streaming and may_decide and (self.session_id or "").endswith(ELICITING)
-
-
-async def _until_answered(follow: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    async for chunk in follow:
-        yield chunk
 
 
 def _json(body: bytes, headers: dict[str, str] | None = None) -> Response[bytes]:

@@ -33,7 +33,7 @@ from api.runs.stream.frames import HEARTBEAT
 from contracts import Envelope
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import AsyncIterator, Mapping, Sequence
 
     from api.projection import UiEvent
     from api.runs.log.records import StoredEvent
@@ -93,6 +93,15 @@ class ToolCallProjection:
     def response(self) -> bytes:
         assert self.result is not None
         return result_body(self._call_id, self.result)
+
+    def unsettled(self) -> bytes:
+        """The response of a call whose answer had to end before its run settled (``HARNESS_STREAM_MAX_S``, or the
+        service shutting down): an error result that says where the run's result is read; the run goes on."""
+        text = (
+            f"The run {self._run_id} of thread {self._thread_id} is still going: this call's answer had to end "
+            f"before it settled. Its result is read with GET /threads/{self._thread_id}/runs/{self._run_id}/join."
+        )
+        return result_body(self._call_id, {"content": [_text(text)], "isError": True})
 
     def _map(self, event: UiEvent) -> bytes | None:
         match event:
@@ -183,6 +192,13 @@ class ToolCallResult:
 
     def finished(self, events: Sequence[StoredEvent]) -> bool:
         return self._projection.settled
+
+    async def body(self, follow: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """The JSON answer: ``follow``'s keepalives and response, or, when it ended first, the call unsettled."""
+        async for chunk in follow:
+            yield chunk
+        if not self._projection.settled:
+            yield self._projection.unsettled()
 
 
 def _text(text: str) -> dict[str, str]:

@@ -131,6 +131,7 @@ class RunRegistry:
             envelopes=self._envelopes,
             clock=clock,
             heartbeat_s=settings.heartbeat_s,
+            lasts_s=settings.stream_max_s,
             retry_ms=settings.retry_ms,
         )
         """Every stream of a run on this instance follows it here, in the encoding of its protocol."""

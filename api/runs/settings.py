@@ -14,6 +14,8 @@ class RunSettings(msgspec.Struct, frozen=True, kw_only=True):
     agent: AgentConfig
     """Where the agent's stores are (the embedded data directory, PostgreSQL) and how they are sealed."""
     heartbeat_s: float = 15.0
+    stream_max_s: float | None = None
+    """The longest one follow of a run lasts (``RunStreams.follow``); None: until the encoder is finished."""
     disconnect_grace_s: float = 10.0
     retry_ms: int = 2000
     replay_window: int = 10_000

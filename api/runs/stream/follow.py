@@ -4,11 +4,16 @@ The events come from the run's memory when it executes here and from the log oth
 human, runs on another instance, or the cursor is older than what memory holds). A cursor older than the
 replay window gets a ``snapshot`` event standing for the events that are gone, carrying the seq of the last
 of them. What the events become on the wire is the ``StreamEncoder``'s: the service's own envelopes
-(``EnvelopeStream``), AG-UI, ...; the stream ends when the encoder says the events it was sent finish it.
+(``EnvelopeStream``), AG-UI, ...; the stream ends when the encoder says the events it was sent finish it, or, with
+``HARNESS_STREAM_MAX_S``, once it has lasted that long (at its next chunk: a heartbeat period at most later). What
+follows the follow decides what that end means: an event stream's body is closed without a terminal event (the
+client reconnects with ``Last-Event-ID``), a JSON wait answers the run as far as it came.
 """
 
 from __future__ import annotations
 
+import asyncio
+import math
 from typing import TYPE_CHECKING, Protocol
 
 from agent import format_timestamp
@@ -80,6 +85,7 @@ class RunStreams:
         clock: Clock,
         heartbeat_s: float,
         retry_ms: int,
+        lasts_s: float | None = None,
     ) -> None:
         self._log = log
         self._feed = feed
@@ -88,6 +94,7 @@ class RunStreams:
         self._envelopes = envelopes
         self._clock = clock
         self._heartbeat_s = heartbeat_s
+        self._lasts_s = lasts_s
         self._opening = retry_frame(retry_ms)
 
     def envelopes(self, run_id: str) -> EnvelopeStream:
@@ -104,8 +111,11 @@ class RunStreams:
         return held
 
     async def follow(self, run_id: str, after: int, encoder: StreamEncoder) -> AsyncIterator[bytes]:
-        """The run's events with a greater seq than ``after``, as ``encoder`` writes them, until it is finished."""
+        """The run's events with a greater seq than ``after``, as ``encoder`` writes them, until it is finished or
+        the follow has lasted ``HARNESS_STREAM_MAX_S``."""
         heartbeat_s = self._heartbeat_s
+        loop = asyncio.get_running_loop()
+        until = math.inf if self._lasts_s is None else loop.time() + self._lasts_s
         # the opening goes out with the first events, one write instead of two, or alone when none come soon
         opening = encoder.opening
         cursor = after
@@ -127,7 +137,7 @@ class RunStreams:
                     if data:
                         yield data
                     del data
-                    if ended:
+                    if ended or loop.time() >= until:
                         return
                     continue
                 if run is None and (self._closing() or await self._finished(run_id)):
@@ -145,6 +155,8 @@ class RunStreams:
                     continue
                 while not await follower.wait(cursor, heartbeat_s):
                     yield encoder.heartbeat
+                    if loop.time() >= until:
+                        return
 
     async def _finished(self, run_id: str) -> bool:
         record = await self._log.load_run(run_id)
