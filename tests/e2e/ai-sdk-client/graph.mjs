@@ -20,9 +20,17 @@ console.warn = (...args) => warnings.push(args.join(' '));
 
 class State {
   constructor(messages = []) {
-    this.status = 'ready';
+    this.requests = 0; // how many times the chat left 'ready': a request it sent on its own is seen by this
+    this._status = 'ready';
     this.error = undefined;
     this.messages = messages;
+  }
+  get status() {
+    return this._status;
+  }
+  set status(status) {
+    if (this._status === 'ready' && status !== 'ready') this.requests++;
+    this._status = status;
   }
   pushMessage = (message) => {
     this.messages = [...this.messages, message];
@@ -97,6 +105,15 @@ async function settled(chat) {
   }
 }
 
+// addToolApprovalResponse returns before the request it sends on its own (sendAutomaticallyWhen) has started:
+// wait for that request to start, then for it to settle.
+async function answered(chat, requestsBefore) {
+  for (let i = 0; i < 600 && chat.state.requests === requestsBefore; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await settled(chat);
+}
+
 const report = { chatId, warnings };
 const { chat, seen } = chatFor(spec.token);
 await chat.sendMessage({ text: spec.message });
@@ -109,8 +126,9 @@ if (spec.decision) {
   report.requested = part ? { type: part.type, toolCallId: part.toolCallId, input: part.input } : null;
   if (part) {
     if (spec.approverToken) current = chatFor(spec.approverToken, chat.messages).chat;
+    const requestsBefore = current.state.requests;
     await current.addToolApprovalResponse({ id: part.approval.id, approved: spec.decision === 'approve' });
-    await settled(current);
+    await answered(current, requestsBefore);
     report.decided = { status: current.status, error: current.error?.message ?? null, message: summary(current.lastMessage) };
   }
 }
