@@ -159,18 +159,28 @@ def _duration(text: str) -> float:
 
 
 async def _purge(older_than_s: float, batch: int) -> int:
+    """What the service's retention loop removes, on demand: with the runs and sessions, the crons of the threads
+    it empties and the webhook deliveries of the runs."""
     from agent.stores import open_stores
+    from api.crons import open_cron_store
     from api.runs.erasure import StoreEraser
     from api.runs.retention import cutoff
     from api.runs.stores import open_run_stores
     from api.settings import Settings
+    from api.webhooks import open_webhook_outbox
 
     settings = Settings.from_env()
     before = cutoff(time.time_ns(), older_than_s)
-    async with open_stores(settings.agent) as stores, open_run_stores(settings.runs, stores) as (log, _):
+    data_dir = settings.agent.data_dir
+    async with (
+        open_stores(settings.agent) as stores,
+        open_run_stores(settings.runs, stores) as (log, _),
+        open_cron_store(stores, data_dir) as crons,
+        open_webhook_outbox(stores, data_dir) as outbox,
+    ):
         await log.open(lambda run_id, seq: None, lambda run_id: None)
         try:
-            forgotten = await StoreEraser(log, stores).purge(before, batch)
+            forgotten = await StoreEraser(log, stores, crons, outbox).purge(before, batch)
         finally:
             await log.close()
     print(f"purged what finished before {before}:")

@@ -119,6 +119,9 @@ async def test_harness_purge_removes_what_is_older_and_says_what(
     async with AsyncTestClient(create_app(settings)) as client:
         answered = await chat(client, f"{QUESTION} platypus")
         await chat(client, "Please refund invoice INV-1001. platypus")
+        cron = {"assistant_id": "support", "schedule": "0 0 1 1 *", "input": {"message": "yearly"}}
+        made = await client.post(f"/threads/{answered['session_id']}/runs/crons", json=cron)
+        assert made.status_code == 200, made.text
 
     kept = await asyncio.to_thread(harness, cli_env, "purge", "--older-than", "30d")
     purged = await asyncio.to_thread(harness, cli_env, "purge", "--older-than", "0s")
@@ -136,8 +139,10 @@ async def test_harness_purge_removes_what_is_older_and_says_what(
     assert counts["events"] > 5
     stored = stored_bytes(settings.agent.data_dir, stores)
     for where, data in stored.items():
-        assert answered["session_id"].encode() not in data, where
+        assert answered["session_id"].encode() not in data, where  # its cron too: it goes with the thread
     assert b"platypus" in b"".join(stored.values()), "the waiting run's session stays"
+    async with AsyncTestClient(create_app(settings)) as client:
+        assert (await client.post("/runs/crons/search", json={})).json() == []
 
 
 @pytest.mark.parametrize("age", ["30", "thirty days", "-1d", "3w"])
