@@ -11,14 +11,15 @@ which keeps its id and its events' seqs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from litestar import Response, delete, get, post
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import Stream
 
-from agent.graphs import GraphRegistry
 from api.agent_protocol.requests import RequestedRun, read_run_request
 from api.agent_protocol.results import result_body
 from api.agent_protocol.stream import AgentProtocolStream
@@ -27,13 +28,12 @@ from api.auth import Principal
 from api.graph_runs import answer_on_thread, enqueue_on_thread, start_on_thread
 from api.openapi import problem_responses
 from api.openapi.agent_protocol_stream import AgentProtocolStreamOperation
+from api.routes._services import RUN_SERVICES, RunServices
 from api.run_streams import held_slot, open_slot, run_stream
-from api.runs.cluster.quotas import StreamQuota
 from api.runs.errors import RunNotPaused
 from api.runs.log.records import RunRecord
 from api.runs.registry import RunRegistry
 from api.runs.stream.follow import RunStreams
-from api.runs.stream.slot import StreamSlot
 from api.runs.threads import ThreadBook
 from api.streaming_response import EventStream
 from contracts.agent_protocol import RunCreate, ThreadRun
@@ -80,79 +80,73 @@ CancelOnDisconnect = Annotated[
 ]
 
 
-@post(
+@dataclass(frozen=True, slots=True)
+class _Joining:
+    """What a join of a run's stream asks for: where to resume, and in which modes."""
+
+    last_event_id: str | None
+    stream_mode: list[str] | None
+
+
+def _joining(
+    last_event_id: LastEventId = None,
+    stream_mode: StreamModes = None,
+    cancel_on_disconnect: CancelOnDisconnect = False,
+) -> _Joining:
+    del cancel_on_disconnect
+    return _Joining(last_event_id, stream_mode)
+
+
+_starts_run = partial(post, tags=[TAG], status_code=200, responses=_STARTS, dependencies=RUN_SERVICES)
+"""A route that starts a run (on the thread in its path, or on a thread of its own)."""
+_joins_stream = partial(
+    get,
+    operation_class=AgentProtocolStreamOperation,
+    tags=[TAG],
+    responses=problem_responses(401, 404, 422, 429),
+    dependencies={**RUN_SERVICES, "joining": Provide(_joining, sync_to_thread=False)},
+)
+"""A route that joins a run's stream (found by its thread and id, or by its id alone)."""
+
+
+@_starts_run(
     "/threads/{thread_id:str}/runs",
     operation_id="createThreadRun",
-    tags=[TAG],
-    status_code=200,
     summary="Start a run in the background; it goes on with nobody following it",
-    responses=_STARTS,
 )
 async def create_thread_run(
-    thread_id: FromPath[str],
-    data: JSONBody[RunCreate],
-    *,
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    principal: NamedDependency[Principal],
+    thread_id: FromPath[str], data: JSONBody[RunCreate], services: NamedDependency[RunServices]
 ) -> Response[ThreadRun]:
-    requested = read_run_request(data, graphs, detached=True)
-    run_id, session_id, _ = await _start(runs, threads, thread_id, requested, data=data, principal=principal)
-    found = await runs.get(run_id, principal)
+    requested = read_run_request(data, services.graphs, detached=True)
+    run_id, session_id, _ = await _start(services, thread_id, requested, data)
+    found = await services.runs.get(run_id, services.principal)
     return Response(
         run_view(found.record, SUPPORT_ASSISTANT_ID),
         headers={"Content-Location": f"/threads/{session_id}/runs/{run_id}"},
     )
 
 
-@post(
+@_starts_run(
     "/threads/{thread_id:str}/runs/stream",
     operation_id="streamThreadRun",
     operation_class=AgentProtocolStreamOperation,
-    tags=[TAG],
-    status_code=200,
     summary="Start a run and stream it (SSE)",
-    responses=_STARTS,
 )
 async def stream_thread_run(
-    thread_id: FromPath[str],
-    data: JSONBody[RunCreate],
-    *,
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    streams: NamedDependency[RunStreams],
-    quota: NamedDependency[StreamQuota],
-    principal: NamedDependency[Principal],
+    thread_id: FromPath[str], data: JSONBody[RunCreate], services: NamedDependency[RunServices]
 ) -> Stream:
-    requested = read_run_request(data, graphs, detached=data.on_disconnect == "continue")
-    async with held_slot(quota, principal) as slot:
-        started = await _start(runs, threads, thread_id, requested, data=data, principal=principal)
-    return _stream(streams, requested, started, slot, subgraphs=data.stream_subgraphs, stateless=False)
+    return await _start_streamed(services, thread_id, data)
 
 
-@post(
+@_starts_run(
     "/threads/{thread_id:str}/runs/wait",
     operation_id="waitThreadRun",
-    tags=[TAG],
-    status_code=200,
     summary="Start a run and answer its result once it stops (its final state, its interrupt, or its error)",
-    responses=_STARTS,
 )
 async def wait_thread_run(
-    thread_id: FromPath[str],
-    data: JSONBody[RunCreate],
-    *,
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    streams: NamedDependency[RunStreams],
-    principal: NamedDependency[Principal],
+    thread_id: FromPath[str], data: JSONBody[RunCreate], services: NamedDependency[RunServices]
 ) -> Stream:
-    requested = read_run_request(data, graphs, detached=data.on_disconnect == "continue")
-    run_id, session_id, after = await _start(runs, threads, thread_id, requested, data=data, principal=principal)
-    return _result(runs, streams, run_id, after, session_id)
+    return await _start_waited(services, thread_id, data)
 
 
 @get(
@@ -216,38 +210,20 @@ async def join_run(
     return _result(runs, streams, found.run_id, 0, thread_id)
 
 
-@get(
+@_joins_stream(
     "/threads/{thread_id:str}/runs/{run_id:str}/stream",
     operation_id="joinThreadRunStream",
-    operation_class=AgentProtocolStreamOperation,
-    tags=[TAG],
     summary="Join the run's stream: replay after Last-Event-ID, then the live tail",
-    responses=problem_responses(401, 404, 422, 429),
 )
 async def join_run_stream(
     thread_id: FromPath[str],
     run_id: FromPath[str],
     *,
-    runs: NamedDependency[RunRegistry],
-    streams: NamedDependency[RunStreams],
-    quota: NamedDependency[StreamQuota],
-    principal: NamedDependency[Principal],
-    last_event_id: LastEventId = None,
-    stream_mode: StreamModes = None,
-    cancel_on_disconnect: CancelOnDisconnect = False,
+    services: NamedDependency[RunServices],
+    joining: NamedDependency[_Joining],
 ) -> Stream:
-    del cancel_on_disconnect
-    found = await runs.get(run_id, principal, session_id=thread_id)
-    return await _join(
-        streams,
-        quota,
-        found.record,
-        thread_id,
-        last_event_id=last_event_id,
-        stream_mode=stream_mode,
-        principal=principal,
-        stateless=False,
-    )
+    found = await services.runs.get(run_id, services.principal, session_id=thread_id)
+    return await _join(services, found.record, thread_id, joining, stateless=False)
 
 
 @delete(
@@ -308,96 +284,60 @@ async def cancel_thread_run(
     return _result(runs, streams, run_id, cursor, thread_id)
 
 
-@post(
+@_starts_run(
     "/runs/stream",
     operation_id="streamStatelessRun",
     operation_class=AgentProtocolStreamOperation,
-    tags=[TAG],
-    status_code=200,
     summary="Start a run on a thread of its own and stream it (SSE)",
-    responses=_STARTS,
 )
-async def stream_stateless_run(
-    data: JSONBody[RunCreate],
-    *,
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    streams: NamedDependency[RunStreams],
-    quota: NamedDependency[StreamQuota],
-    principal: NamedDependency[Principal],
-) -> Stream:
-    requested = read_run_request(data, graphs, detached=data.on_disconnect == "continue")
-    async with held_slot(quota, principal) as slot:
-        started = await _start(runs, threads, None, requested, data=data, principal=principal)
-    return _stream(streams, requested, started, slot, subgraphs=data.stream_subgraphs, stateless=True)
+async def stream_stateless_run(data: JSONBody[RunCreate], services: NamedDependency[RunServices]) -> Stream:
+    return await _start_streamed(services, None, data)
 
 
-@post(
+@_starts_run(
     "/runs/wait",
     operation_id="waitStatelessRun",
-    tags=[TAG],
-    status_code=200,
     summary="Start a run on a thread of its own and answer its result once it stops",
-    responses=_STARTS,
 )
-async def wait_stateless_run(
-    data: JSONBody[RunCreate],
-    *,
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    streams: NamedDependency[RunStreams],
-    principal: NamedDependency[Principal],
-) -> Stream:
-    requested = read_run_request(data, graphs, detached=data.on_disconnect == "continue")
-    run_id, session_id, after = await _start(runs, threads, None, requested, data=data, principal=principal)
-    return _result(runs, streams, run_id, after, session_id)
+async def wait_stateless_run(data: JSONBody[RunCreate], services: NamedDependency[RunServices]) -> Stream:
+    return await _start_waited(services, None, data)
 
 
-@get(
+@_joins_stream(
     "/runs/{run_id:str}/stream",
     operation_id="joinStatelessRunStream",
-    operation_class=AgentProtocolStreamOperation,
-    tags=[TAG],
     summary="Join a run's stream by its id alone: replay after Last-Event-ID, then the live tail",
-    responses=problem_responses(401, 404, 422, 429),
 )
 async def join_stateless_run_stream(
     run_id: FromPath[str],
     *,
-    runs: NamedDependency[RunRegistry],
-    streams: NamedDependency[RunStreams],
-    quota: NamedDependency[StreamQuota],
-    principal: NamedDependency[Principal],
-    last_event_id: LastEventId = None,
-    stream_mode: StreamModes = None,
-    cancel_on_disconnect: CancelOnDisconnect = False,
+    services: NamedDependency[RunServices],
+    joining: NamedDependency[_Joining],
 ) -> Stream:
-    del cancel_on_disconnect
-    found = await runs.get(run_id, principal)
-    return await _join(
-        streams,
-        quota,
-        found.record,
-        found.record.snapshot.session_id,
-        last_event_id=last_event_id,
-        stream_mode=stream_mode,
-        principal=principal,
-        stateless=True,
-    )
+    found = await services.runs.get(run_id, services.principal)
+    return await _join(services, found.record, found.record.snapshot.session_id, joining, stateless=True)
+
+
+async def _start_streamed(services: RunServices, thread_id: str | None, data: RunCreate) -> Stream:
+    requested = read_run_request(data, services.graphs, detached=data.on_disconnect == "continue")
+    async with held_slot(services.quota, services.principal) as slot:
+        run_id, session_id, after = await _start(services, thread_id, requested, data)
+    encoder = AgentProtocolStream(thread_id=session_id, modes=requested.modes, subgraphs=data.stream_subgraphs)
+    headers = _locations(run_id, session_id, stateless=thread_id is None)
+    return run_stream(services.streams, run_id, after, slot, encoder=encoder, headers=headers)
+
+
+async def _start_waited(services: RunServices, thread_id: str | None, data: RunCreate) -> Stream:
+    requested = read_run_request(data, services.graphs, detached=data.on_disconnect == "continue")
+    run_id, session_id, after = await _start(services, thread_id, requested, data)
+    return _result(services.runs, services.streams, run_id, after, session_id)
 
 
 async def _start(
-    runs: RunRegistry,
-    threads: ThreadBook,
-    thread_id: str | None,
-    requested: RequestedRun,
-    *,
-    data: RunCreate,
-    principal: Principal,
+    services: RunServices, thread_id: str | None, requested: RequestedRun, data: RunCreate
 ) -> tuple[str, str, int]:
     """Start (or resume) the run on the thread; its id, its thread's, and the seq its stream starts after."""
+    runs, threads, principal = services.runs, services.threads, services.principal
     if requested.resumes:
         if thread_id is None:
             raise RunNotPaused("A run on a thread of its own has no interrupt to answer: send `input`.")
@@ -440,42 +380,25 @@ async def _start(
     return run.run_id, run.session_id, 0
 
 
-def _stream(
-    streams: RunStreams,
-    requested: RequestedRun,
-    started: tuple[str, str, int],
-    slot: StreamSlot,
-    *,
-    subgraphs: bool,
-    stateless: bool,
-) -> Stream:
-    """The stream of the run ``_start`` ``started`` (its id, its thread's, the seq it starts after)."""
-    run_id, thread_id, after = started
-    encoder = AgentProtocolStream(thread_id=thread_id, modes=requested.modes, subgraphs=subgraphs)
-    return run_stream(streams, run_id, after, slot, encoder=encoder, headers=_locations(run_id, thread_id, stateless))
-
-
 async def _join(
-    streams: RunStreams,
-    quota: StreamQuota,
+    services: RunServices,
     record: RunRecord,
     thread_id: str,
+    joining: _Joining,
     *,
-    last_event_id: str | None,
-    stream_mode: list[str] | None,
-    principal: Principal,
     stateless: bool,
 ) -> Stream:
     """The run's stream after ``last_event_id``, in the modes asked for; with none, in those the run's own requests
     asked for (an SDK reconnecting to ``Location`` sends none, and must not get the ``values`` the run logs besides),
     and its subgraphs' parts only when the run asked for them."""
-    cursor = max(0, int(last_event_id)) if last_event_id else 0
-    modes = [mode for mode in stream_mode or () if mode] or (record.graph.stream_modes if record.graph else [])
+    cursor = max(0, int(joining.last_event_id)) if joining.last_event_id else 0
+    modes = [mode for mode in joining.stream_mode or () if mode] or (record.graph.stream_modes if record.graph else [])
     subgraphs = record.graph.subgraphs if record.graph else True
     encoder = AgentProtocolStream(thread_id=thread_id, modes=modes, subgraphs=subgraphs)
-    slot = await open_slot(quota, principal)
+    slot = await open_slot(services.quota, services.principal)
     run_id = record.run_id
-    return run_stream(streams, run_id, cursor, slot, encoder=encoder, headers=_locations(run_id, thread_id, stateless))
+    headers = _locations(run_id, thread_id, stateless=stateless)
+    return run_stream(services.streams, run_id, cursor, slot, encoder=encoder, headers=headers)
 
 
 def _result(runs: RunRegistry, streams: RunStreams, run_id: str, after: int, thread_id: str) -> Stream:
@@ -493,7 +416,7 @@ def _result(runs: RunRegistry, streams: RunStreams, run_id: str, after: int, thr
     )
 
 
-def _locations(run_id: str, thread_id: str, stateless: bool) -> dict[str, str]:
+def _locations(run_id: str, thread_id: str, *, stateless: bool) -> dict[str, str]:
     """Where the SDKs reconnect (``Location``) and what they read the run's id from (``Content-Location``)."""
     if stateless:
         return {"Location": f"/runs/{run_id}/stream", "Content-Location": f"/runs/{run_id}"}
