@@ -37,10 +37,9 @@ if TYPE_CHECKING:
     from api.runs.log.records import RunRecord
     from api.runs.principal import Principal
     from api.runs.run import Run
-    from api.runs.webhooks import Webhooks
     from contracts import RunSnapshot
 
-__all__ = ("Crons", "ErasableLog", "Forgotten", "LiveRuns", "SessionErasure", "StoreEraser")
+__all__ = ("Crons", "Deliveries", "ErasableLog", "Forgotten", "LiveRuns", "SessionErasure", "StoreEraser")
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +80,12 @@ class Crons(Protocol):
     async def forget_owners(self, owners: Sequence[str]) -> int: ...
 
 
+class Deliveries(Protocol):
+    """The webhook deliveries (``api.webhooks``: the sender, or its outbox alone): a run's go with it."""
+
+    async def forget(self, run_ids: Sequence[str], session_ids: Sequence[str]) -> int: ...
+
+
 class Forgotten(msgspec.Struct, kw_only=True):
     """What a purge or an erasure removed."""
 
@@ -103,7 +108,7 @@ class StoreEraser:
     """Removes finished runs and emptied sessions from every store: the event log and the agent's stores."""
 
     def __init__(
-        self, log: ErasableLog, stores: AgentStores, crons: Crons | None = None, webhooks: Webhooks | None = None
+        self, log: ErasableLog, stores: AgentStores, crons: Crons | None = None, webhooks: Deliveries | None = None
     ) -> None:
         self._log = log
         self._stores = stores
