@@ -5,11 +5,11 @@ endpoint, for other agents (the official ``a2a-sdk`` client, ...). docs/a2a.md t
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from typing import Any
 
 from litestar import Request, Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import PathParameter, RawBody
+from litestar.params import RawBody
 
 from agent.graphs import GraphRegistry
 from api.a2a import (
@@ -22,23 +22,17 @@ from api.a2a import (
     from_refusal,
     read_call,
 )
-from api.auth import Principal
 from api.exceptions import ApiError
 from api.graph_runs import graph_named
 from api.openapi import problem_responses
-from api.runs.cluster.quotas import StreamQuota
+from api.routes._params import AssistantId
+from api.routes._services import RUN_SERVICES, RunServices
 from api.runs.errors import RunsError
-from api.runs.registry import RunRegistry
-from api.runs.stream.follow import RunStreams
-from api.runs.threads import ThreadBook
 
 __all__ = ("a2a_agent_card", "a2a_default_agent_card", "a2a_rpc")
 
 logger = logging.getLogger(__name__)
 
-AssistantId = Annotated[
-    str, PathParameter(description="A registered graph: its assistant id (a UUID) or its graph id, e.g. `react_agent`.")
-]
 _CARD_MEDIA_TYPE = "application/json"
 _VERSION_HEADER = "a2a-version"
 
@@ -86,20 +80,16 @@ def _card(request: Request[Any, Any, Any], graphs: GraphRegistry, assistant_id: 
     status_code=200,
     summary="A2A 1.0 JSON-RPC: SendMessage, SendStreamingMessage, GetTask, CancelTask, SubscribeToTask",
     responses=problem_responses(401, 404, 413, 415),
+    dependencies=RUN_SERVICES,
 )
 async def a2a_rpc(
     assistant_id: AssistantId,
     *,
     body: RawBody,
     request: Request[Any, Any, Any],
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    streams: NamedDependency[RunStreams],
-    quota: NamedDependency[StreamQuota],
-    principal: NamedDependency[Principal],
+    services: NamedDependency[RunServices],
 ) -> Response[Any]:
-    registered = graph_named(graphs, assistant_id)
+    registered = graph_named(services.graphs, assistant_id)
     call_id: str | int | None = None
     method = "other"
     counted = request.app.state.metrics.instruments.agent_calls
@@ -108,7 +98,13 @@ async def a2a_rpc(
         call_id, method = call.id, call.method
         _check_version(request.headers.get(_VERSION_HEADER))
         calls = A2ACalls(
-            registered, runs, threads, streams, quota, principal, last_event_id=request.headers.get("last-event-id")
+            registered,
+            services.runs,
+            services.threads,
+            services.streams,
+            services.quota,
+            services.principal,
+            last_event_id=request.headers.get("last-event-id"),
         )
         answer = await calls.answer(call)
     except Exception as exc:  # an answer, whatever went wrong: a JSON-RPC error, never a 500

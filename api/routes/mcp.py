@@ -11,15 +11,10 @@ from litestar import Request, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.params import RawBody
 
-from agent.graphs import GraphRegistry
-from api.auth import Principal
 from api.mcp import SESSION_HEADER, InternalError, McpCalls, McpError, error_body, read_message
 from api.openapi import problem_responses
-from api.runs.cluster.quotas import StreamQuota
+from api.routes._services import RUN_SERVICES, RunServices
 from api.runs.errors import RunsError
-from api.runs.registry import RunRegistry
-from api.runs.stream.follow import RunStreams
-from api.runs.threads import ThreadBook
 
 __all__ = ("mcp_delete", "mcp_get", "mcp_post")
 
@@ -33,17 +28,13 @@ logger = logging.getLogger(__name__)
     status_code=200,
     summary="MCP (Streamable HTTP): initialize, tools/list, tools/call, and notifications",
     responses=problem_responses(401, 413),
+    dependencies=RUN_SERVICES,
 )
 async def mcp_post(
     *,
     body: RawBody,
     request: Request[Any, Any, Any],
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    streams: NamedDependency[RunStreams],
-    quota: NamedDependency[StreamQuota],
-    principal: NamedDependency[Principal],
+    services: NamedDependency[RunServices],
 ) -> Response[Any]:
     counted = request.app.state.metrics.instruments.agent_calls
     method = "other"
@@ -51,12 +42,12 @@ async def mcp_post(
         message = read_message(body)
         method = message.method if message.method in _COUNTED else "other"
         calls = McpCalls(
-            graphs,
-            runs,
-            threads,
-            streams,
-            quota,
-            principal,
+            services.graphs,
+            services.runs,
+            services.threads,
+            services.streams,
+            services.quota,
+            services.principal,
             session_id=request.headers.get(SESSION_HEADER),
             streaming="text/event-stream" in request.headers.get("accept", ""),
             version=_version(),
