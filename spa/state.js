@@ -9,11 +9,30 @@
 //   a stream that closes before that leaves the run unfinished (`interrupted`), never successful.
 // A run of a registered graph (not the support agent) lands here too: its answer forms from the root
 // graph's `graph_part` messages, it pauses at interrupts, and `run_completed` ends it with its final state.
+// The values read off the wire are checked by wire.js, the nodes and activity built by run-parts.js, and what the
+// views read of a run (its status, the edges taken) is selectors.js, re-exported here.
 
 import { answerOfOutput, contentText, isAiMessage, isChunk } from './messages.js';
+import { nodesOf, note, patchNode, runningNode, settle, withTopology } from './run-parts.js';
+import {
+  approvalOf,
+  approvalOfInterrupt,
+  errorOf,
+  inSubgraph,
+  interruptsOf,
+  isCitation,
+  isEnvelope,
+  isObject,
+  number,
+  stepOf,
+  text,
+  topologyFromTrace,
+  topologyOf,
+} from './wire.js';
+
+export { isSuccess, labelOf, runStatus, slowestLatency, takenEdges } from './selectors.js';
 
 export const NODE_STATES = Object.freeze(['idle', 'running', 'completed', 'skipped', 'failed', 'waiting']);
-const TERMINAL_STATUSES = new Set(['completed', 'failed', 'cancelled']);
 const RUN_STATUSES = new Set(['running', 'waiting', 'completed', 'failed', 'cancelled']);
 
 /** A fresh run. `topology` may come from an earlier turn, for the JSON path that has none of its own. */
@@ -117,35 +136,6 @@ export function applyRunSnapshot(state, snapshot) {
     return fail(next, errorOf(snapshot.error), snapshot.status);
   }
   return next;
-}
-
-// --- selectors ---
-
-/** The run status to show: a terminal status only once the run has really ended. */
-export function runStatus(state) {
-  if (state.terminal) return state.status;
-  return TERMINAL_STATUSES.has(state.status) ? 'running' : state.status;
-}
-
-/** True only for a run that ended with `turn_completed` (or a JSON ChatResponse that is not paused). */
-export function isSuccess(state) {
-  return state.terminal && state.status === 'completed' && state.error === null;
-}
-
-/** `source→target` for every edge the run took, from the order its nodes started. */
-export function takenEdges(state) {
-  const taken = new Set();
-  for (let i = 1; i < state.path.length; i += 1) taken.add(`${state.path[i - 1]}→${state.path[i]}`);
-  return taken;
-}
-
-/** The slowest settled node's latency, for scaling bars; 0 when none has one. */
-export function slowestLatency(state) {
-  return Object.values(state.nodes).reduce((max, node) => Math.max(max, node.latencyMs ?? 0), 0);
-}
-
-export function labelOf(state, nodeId) {
-  return state.nodes[nodeId]?.label ?? humanize(nodeId);
 }
 
 // --- event handlers ---
@@ -318,29 +308,6 @@ function onRunCompleted(state, data) {
 
 // --- helpers ---
 
-function stepOf(data) {
-  return Number.isInteger(data.step) ? data.step : null;
-}
-
-/** A node of a subgraph counts its own steps: its facts are kept per node, not per (root) step. */
-function inSubgraph(data) {
-  return Array.isArray(data.ns) && data.ns.length > 0;
-}
-
-function interruptsOf(value) {
-  return (Array.isArray(value) ? value : [])
-    .filter((item) => isObject(item) && text(item.id))
-    .map((item) => ({ id: item.id, value: item.value ?? null, ns: Array.isArray(item.ns) ? item.ns : [] }));
-}
-
-function approvalOfInterrupt(interrupt) {
-  if (interrupt === undefined) return null;
-  const value = isObject(interrupt.value) ? interrupt.value : {};
-  const action = text(value.action) || 'interrupt';
-  const summary = text(value.summary) || (typeof interrupt.value === 'string' ? interrupt.value : action);
-  return { approval_id: interrupt.id, action, summary };
-}
-
 function withResponse(state, response, { settle: settles }) {
   const answer = isObject(response.answer) ? response.answer : {};
   let next = {
@@ -392,15 +359,6 @@ function fail(state, error, status) {
   return note(next, 'run', null, `${verb}: ${error.message}`, 'error');
 }
 
-/** The turn is over: a node that never ran is skipped. */
-function settle(state) {
-  const nodes = {};
-  for (const [id, node] of Object.entries(state.nodes)) {
-    nodes[id] = node.state === 'idle' ? { ...node, state: 'skipped' } : node;
-  }
-  return { ...state, nodes };
-}
-
 function finalFact(state) {
   const wait = state.humanWaitMs === null ? '' : ` after waiting ${formatWait(state.humanWaitMs)} for a person`;
   switch (state.outcome) {
@@ -415,113 +373,4 @@ function finalFact(state) {
 
 function formatWait(ms) {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-function withTopology(state, topology, source) {
-  return { ...state, topology, topologySource: source, nodes: nodesOf(topology, state.nodes) };
-}
-
-function nodesOf(topology, known) {
-  const nodes = { ...known };
-  for (const { id, label } of topology.nodes) {
-    nodes[id] = known[id] ? { ...known[id], label } : blankNode(label);
-  }
-  return nodes;
-}
-
-function blankNode(label) {
-  return { label, state: 'idle', step: null, latencyMs: null, outcome: '', summary: '' };
-}
-
-function patchNode(state, id, patch) {
-  const current = state.nodes[id] ?? blankNode(humanize(id));
-  return { ...state.nodes, [id]: { ...current, ...patch } };
-}
-
-function runningNode(state) {
-  return Object.keys(state.nodes).find((id) => state.nodes[id].state === 'running') ?? null;
-}
-
-/** Record the last confirmed fact of a step (or of the run), replacing the step's previous fact. */
-function note(state, node, step, fact, tone) {
-  const key = node === 'run' ? 'run' : step === null ? `node:${node}` : `step:${step}`;
-  const row = { key, node, step, label: node === 'run' ? 'Run' : labelOf(state, node), text: fact, tone };
-  const index = state.activity.findIndex((existing) => existing.key === key);
-  const activity = index === -1 ? [...state.activity, row] : state.activity.with(index, row);
-  if (key !== 'run') {
-    // keep the run's own fact last
-    const runIndex = activity.findIndex((existing) => existing.key === 'run');
-    if (runIndex !== -1 && index === -1) activity.push(...activity.splice(runIndex, 1));
-  }
-  return { ...state, activity };
-}
-
-/** The graph's shape when only a trace is known (JSON path, no earlier topology): the nodes that ran. */
-export function topologyFromTrace(trace) {
-  const ids = [];
-  for (const entry of trace) {
-    if (isObject(entry) && text(entry.node) && !ids.includes(entry.node)) ids.push(entry.node);
-  }
-  return {
-    nodes: ids.map((id) => ({ id, label: humanize(id) })),
-    edges: ids.slice(1).map((id, i) => ({ source: ids[i], target: id, conditional: false })),
-  };
-}
-
-function topologyOf(data) {
-  if (!Array.isArray(data.nodes)) return null;
-  const nodes = data.nodes
-    .filter((n) => isObject(n) && text(n.id))
-    .map((n) => ({ id: n.id, label: text(n.label) || humanize(n.id) }));
-  const ids = new Set(nodes.map((n) => n.id));
-  const edges = (Array.isArray(data.edges) ? data.edges : [])
-    .filter((e) => isObject(e) && ids.has(e.source) && ids.has(e.target))
-    .map((e) => ({ source: e.source, target: e.target, conditional: e.conditional === true }));
-  return { nodes, edges };
-}
-
-function approvalOf(value) {
-  if (!isObject(value) || !text(value.approval_id)) return null;
-  const action = text(value.action);
-  return { approval_id: value.approval_id, action, summary: text(value.summary) || action };
-}
-
-function errorOf(value) {
-  return {
-    code: text(value.code) || 'unknown_error',
-    message: text(value.message) || 'The run failed.',
-    retryable: value.retryable === true,
-    node: text(value.node) || null,
-  };
-}
-
-function isEnvelope(value) {
-  return (
-    isObject(value) &&
-    typeof value.type === 'string' &&
-    Number.isInteger(value.seq) &&
-    value.seq >= 1 &&
-    text(value.run_id) !== ''
-  );
-}
-
-function isCitation(value) {
-  return isObject(value) && text(value.doc_id) !== '';
-}
-
-function isObject(value) {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value) {
-  return typeof value === 'string' ? value : '';
-}
-
-function number(value) {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
-export function humanize(id) {
-  const words = String(id).replaceAll('_', ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
