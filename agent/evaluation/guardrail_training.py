@@ -24,6 +24,7 @@ import hashlib
 import math
 import re
 from array import array
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -35,17 +36,22 @@ from agent.knowledge import load_bundled_corpus
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from pathlib import Path
 
-__all__ = ("COMMAND", "TRAINING_GENERATOR_SEED", "Example", "examples", "main", "train")
+__all__ = ("COMMAND", "TRAINING_GENERATOR_SEED", "TRAINING_SEEDS_FILE", "Example", "examples", "main", "train")
 
 COMMAND = "python -m agent.evaluation.guardrail_training"
 TRAINING_GENERATOR_SEED = 4001
 """The variants trained on: not ``harness eval redteam``'s default seed (40), whose variants it reports."""
+TRAINING_SEEDS_FILE = Path(__file__).with_name("guardrail_training_seeds.json")
+"""Seeds for training only, beside the red-team generator's (``redteam_seeds.json``, which its report is about):
+attacks phrased as work (extraction of the instructions as a debugging ticket, an incident triage, an audit),
+requests for the service's and other customers' credentials, forged headers and payloads in pasted text, role
+play and other languages, and benign look-alikes of each (the user's own keys and sessions, the product's
+security practices, work-framed support questions). Written for issue 40, not from any eval set."""
 TRAINING_VARIANTS = 3
 HELD_OUT_SHARE = 4
 """One seed (or knowledge-base text) in this many is held out for choosing the threshold."""
-THRESHOLD_MARGIN = 4.5
+THRESHOLD_MARGIN = 3.0
 """Logits above the held-out split's highest benign score: that split's seeds are few and alike, and with no
 margin (0.878) two real questions of the dev and regression sets were refused (ADR 43)."""
 _SIZE = 1 << BITS
@@ -80,6 +86,8 @@ def _held_out(key: str) -> bool:
 def examples() -> list[Example]:
     """Every training and held-out message, in a fixed order: the variants, then the knowledge base's."""
     attacks, benign = load_seeds()
+    more_attacks, more_benign = load_seeds(TRAINING_SEEDS_FILE)
+    attacks, benign = [*attacks, *more_attacks], [*benign, *more_benign]
     out = [
         Example(
             text=message,
@@ -187,8 +195,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _path(raw: str) -> Path:
-    from pathlib import Path
-
     return Path(raw)
 
 

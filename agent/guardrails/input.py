@@ -2,8 +2,8 @@
 
 Pure and fast (``bench/guardrails.py``: well under a millisecond a message). The optional model-based
 check (``model_check``) runs after it, in the node, only for messages these layers allow. The learned
-classifier (``learned``) is measured beside the rules (``check_learned``) but ``check_input`` does not run it
-yet (ADR 43).
+classifier (``learned``) runs after the rules in ``check_input`` (either may refuse); ``check_rules`` and
+``check_learned`` are each layer alone, as ``harness eval redteam --layer`` measures them (ADR 43).
 """
 
 from __future__ import annotations
@@ -33,9 +33,12 @@ class InputVerdict(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def check_input(message: str) -> InputVerdict:
-    """The rule layers. The learned classifier (``check_learned``) is measured beside them but not run here:
-    wired in, it failed the sealed set's reason-accuracy threshold (ADR 43)."""
-    return check_rules(message)
+    """The rule layers, then the learned classifier on what they allow: either may refuse, and ``layer`` says
+    which (ADR 43). The classifier's threshold sits above every benign message of its held-out split by a
+    margin, so the rules' verdict stands on what the classifier is unsure of."""
+    text = normalize(message)
+    verdict = _rules(message, text)
+    return verdict if not verdict.allowed else _learned(text)
 
 
 def check_rules(message: str) -> InputVerdict:

@@ -5,15 +5,16 @@ undone, base64 runs decoded), plus two readings the rules do not make: hex runs 
 message read as ROT13, in the same feature space, so an encoded attack lights up the features its plain
 text would. Features are character 3- to 5-grams and word 1- and 2-grams, hashed (CRC-32, the same on any
 machine) into ``2**BITS`` buckets; a message's score is the mean weight of its distinct buckets over the
-square root of their number, plus a bias. Two heads: ``attack`` (an attack against a benign message)
-decides, with the threshold stored beside the weights; ``secret`` (a request for secrets against an
-injection) names the reason code. Pure Python: the guardrail needs nothing beyond the standard library.
+square root of their number (at least ``_MIN_BUCKETS``), plus a bias. Two heads: ``attack`` (an attack
+against a benign message) decides, with the threshold stored beside the weights; ``secret`` (a request for
+secrets against an injection) names the reason code. Pure Python: the guardrail needs nothing beyond the
+standard library.
 
 The weights (``learned_weights.json``) are made by ``python -m agent.evaluation.guardrail_training``
 from data the repository makes (the red-team generator's variants of its seeds and look-alikes, and the
 knowledge base's own questions and sentences); the threshold was chosen on seeds held out of training. A
 refusal says ``layer="classifier"`` and ``rule="classifier"``, so it is never mistaken for a rule's. It is
-not yet run by ``check_input``: wired in, it failed the sealed set's reason-accuracy threshold (ADR 43).
+run by ``check_input`` after the rules, on what they allow (ADR 43).
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ _MASK = (1 << BITS) - 1
 _CHAR_NGRAMS = (3, 4, 5)
 _HEX_RUN = re.compile(r"(?:[0-9a-f]{2}){8,}")
 _WORD = re.compile(r"[a-z0-9']+")
+_MIN_BUCKETS = 200
+"""A message with fewer distinct buckets is scored as if it had this many: one or two words ("orders") would
+otherwise be decided by a single heavy n-gram; a message this short is left to the rules."""
 _LONG_RUN = re.compile(r"[a-z0-9+/=]{24,}")
 """A run of letters and digits too long for a word: an encoded payload, read through its decoding instead."""
 
@@ -147,7 +151,7 @@ def _model() -> _Model:
 
 def margins(index: frozenset[int], attack: array[int], secret: array[int], scale: float) -> tuple[float, float]:
     """The two heads' weighted sums over the buckets, before their biases."""
-    norm = scale / (math.sqrt(len(index)) or 1.0)
+    norm = scale / math.sqrt(max(len(index), _MIN_BUCKETS))
     return sum(attack[i] for i in index) * norm, sum(secret[i] for i in index) * norm
 
 

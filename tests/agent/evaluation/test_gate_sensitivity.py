@@ -1,5 +1,8 @@
 """The gate cannot be fooled: delete any guardrail rule family, layer or action and the gate fails.
 
+A rule family's messages are also kept from the learned classifier when the family is deleted: where the
+classifier would refuse them anyway the guardrail as a whole lost nothing, but the family would still be gone.
+
 Each experiment runs the real support graph in-process on the stub, on the two datasets ``make eval-gate``
 reads (the sealed held-out set and the regression set the rules were written against), and checks the
 project's own ``[tool.harness.gate]`` against the result. A deletion the gate let through would mean a
@@ -31,6 +34,7 @@ from agent.evaluation.report import build_report, dataset_info
 from agent.evaluation.runner import run_dataset
 from agent.evaluation.support_cases import case_messages
 from agent.guardrails import check_input, rules
+from agent.guardrails.input import InputVerdict, check_rules
 from agent.guardrails.pii import find_pii
 from tests.agent.evaluation.conftest import GATE_DATASETS, GateRun
 
@@ -122,17 +126,41 @@ async def gate_failures_without(
     return failures
 
 
+def decided_by(baselines: list[Baseline], family: str) -> set[str]:
+    """The messages the family refuses in the agent as it is."""
+    return {m for b in baselines for c in b.cases for m in messages(c) if check_rules(m).rule == family}
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 async def test_deleting_a_rule_family_fails_the_gate(
     family: str, baselines: list[Baseline], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The family's own messages are kept from the learned classifier too: it would refuse some of them
+    anyway (``authority_claim``'s and ``refusal_suppression``'s all), which is the point of a second layer but
+    would hide from the gate a family that no longer works."""
     before = verdicts_before(baselines)
+    own = decided_by(baselines, family)
+    learned = input_guardrail._learned
     monkeypatch.setattr(rules, "INTENT_RULES", tuple(r for r in rules.INTENT_RULES if r.name != family))
+    monkeypatch.setattr(
+        input_guardrail, "_learned", lambda text: InputVerdict(allowed=True) if text.raw in own else learned(text)
+    )
 
     failures = await gate_failures_without(baselines, tmp_path, before)
 
     assert failures, f"no message of either dataset is decided by {family}: the gate cannot see it go"
     assert any(failures.values()), f"without {family} the gate still passes: {failures}"
+
+
+async def test_deleting_the_learned_classifier_fails_the_gate(
+    baselines: list[Baseline], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = verdicts_before(baselines)
+    monkeypatch.setattr(input_guardrail, "_learned", lambda text: InputVerdict(allowed=True))
+
+    failures = await gate_failures_without(baselines, tmp_path, before)
+
+    assert "guardrail_recall" in failures.get("support-sealed-heldout", []), failures
 
 
 async def test_deleting_the_pasted_secrets_layer_fails_the_gate(

@@ -1,10 +1,10 @@
-"""The learned layer: refusals marked as the classifier's, deterministic features, and not wired into check_input."""
+"""The learned layer: refusals marked as the classifier's, deterministic features, run after the rules."""
 
 from __future__ import annotations
 
 from agent.evaluation.redteam import load_seeds
 from agent.guardrails import check_input
-from agent.guardrails.input import check_learned
+from agent.guardrails.input import check_learned, check_rules
 from agent.guardrails.learned import feature_indices
 from agent.guardrails.normalize import normalize
 
@@ -32,7 +32,18 @@ def test_the_features_are_the_same_for_the_same_text_and_read_through_rot13() ->
     assert len(feature_indices(plain) & feature_indices(rot13)) > 0.5 * len(feature_indices(plain))
 
 
-def test_check_input_runs_the_rules_only() -> None:
+def test_check_input_asks_the_classifier_only_about_what_the_rules_allow() -> None:
     attacks, benign = load_seeds()
 
-    assert all(check_input(seed.text).layer != "classifier" for seed in [*attacks, *benign])
+    for seed in [*attacks, *benign]:
+        rules, learned, both = check_rules(seed.text), check_learned(seed.text), check_input(seed.text)
+        assert both == (rules if not rules.allowed else learned)
+    caught_by_classifier_only = [s for s in attacks if check_rules(s.text).allowed and not check_input(s.text).allowed]
+    assert caught_by_classifier_only
+    assert all(check_input(s.text).layer == "classifier" for s in caught_by_classifier_only)
+
+
+def test_the_classifier_refuses_no_benign_look_alike_the_rules_allow() -> None:
+    _, benign = load_seeds()
+
+    assert all(check_input(s.text).layer != "classifier" for s in benign)
