@@ -1,10 +1,24 @@
 """The wire contract (v1) as msgspec Structs: the single source of validation, OpenAPI and event docs.
 
-This package does no I/O and imports nothing else of the project.
+This package does no I/O and imports nothing else of the project. It exports what each of its modules
+exports (their ``__all__``), but of ``agui`` only the input of the support agent's AG-UI route.
 """
 
 from __future__ import annotations
 
+from contracts import (
+    approvals,
+    events,
+    feedback,
+    graph_events,
+    health,
+    ids,
+    knowledge,
+    problem,
+    requests,
+    responses,
+    runs,
+)
 from contracts.agui import (
     INTERRUPT_ID_PATTERN,
     AgUiCancelledEntry,
@@ -13,131 +27,34 @@ from contracts.agui import (
     AgUiResolvedEntry,
     AgUiRunInput,
 )
-from contracts.approvals import ApprovalRequest, PendingApprovals
-from contracts.events import (
-    ENVELOPE_OF,
-    ENVELOPE_VERSION,
-    TERMINAL_EVENT_TYPES,
-    CostUpdated,
-    CostUpdatedEvent,
-    Envelope,
-    ErrorEvent,
-    ErrorInfo,
-    EventPayload,
-    EventType,
-    GraphPartEvent,
-    GraphTopology,
-    GraphTopologyEvent,
-    InteractionLogged,
-    InteractionLoggedEvent,
-    NodeCompleted,
-    NodeCompletedEvent,
-    NodeStarted,
-    NodeStartedEvent,
-    Paused,
-    PausedEvent,
-    RunCompletedEvent,
-    Snapshot,
-    SnapshotEvent,
-    TokenDelta,
-    TokenDeltaEvent,
-    TopologyEdge,
-    TopologyNode,
-    TurnCompleted,
-    TurnCompletedEvent,
-)
-from contracts.feedback import FEEDBACK_COMMENT_MAX, FeedbackRequest, FeedbackScore, RunFeedback
-from contracts.graph_events import GRAPH_STREAM_MODES, GraphPart, GraphStreamMode, InterruptInfo, RunCompleted
-from contracts.health import Health
-from contracts.ids import CLIENT_ID_PATTERN, ID_PATTERN, ClientId, RunId, SessionId
-from contracts.knowledge import KnowledgeDocument
-from contracts.problem import PROBLEM_MEDIA_TYPE, FieldError, Problem, problem_type
-from contracts.requests import ApprovalDecision, ChatRequest, ResumeRequest
-from contracts.responses import (
-    Answer,
-    AnswerKind,
-    ChatResponse,
-    Citation,
-    NodeName,
-    PendingApproval,
-    TraceEntry,
-    TurnStatus,
-    Usage,
-)
-from contracts.runs import RunError, RunSnapshot, RunStatus
+from contracts.approvals import *  # noqa: F403
+from contracts.events import *  # noqa: F403
+from contracts.feedback import *  # noqa: F403
+from contracts.graph_events import *  # noqa: F403
+from contracts.health import *  # noqa: F403
+from contracts.ids import *  # noqa: F403
+from contracts.knowledge import *  # noqa: F403
+from contracts.problem import *  # noqa: F403
+from contracts.requests import *  # noqa: F403
+from contracts.responses import *  # noqa: F403
+from contracts.runs import *  # noqa: F403
 
-__all__ = (
-    "CLIENT_ID_PATTERN",
-    "ENVELOPE_OF",
-    "ENVELOPE_VERSION",
-    "FEEDBACK_COMMENT_MAX",
-    "GRAPH_STREAM_MODES",
-    "ID_PATTERN",
+__all__ = [
     "INTERRUPT_ID_PATTERN",
-    "PROBLEM_MEDIA_TYPE",
-    "TERMINAL_EVENT_TYPES",
     "AgUiCancelledEntry",
     "AgUiDecision",
     "AgUiMessage",
     "AgUiResolvedEntry",
     "AgUiRunInput",
-    "Answer",
-    "AnswerKind",
-    "ApprovalDecision",
-    "ApprovalRequest",
-    "ChatRequest",
-    "ChatResponse",
-    "Citation",
-    "ClientId",
-    "CostUpdated",
-    "CostUpdatedEvent",
-    "Envelope",
-    "ErrorEvent",
-    "ErrorInfo",
-    "EventPayload",
-    "EventType",
-    "FeedbackRequest",
-    "FeedbackScore",
-    "FieldError",
-    "GraphPart",
-    "GraphPartEvent",
-    "GraphStreamMode",
-    "GraphTopology",
-    "GraphTopologyEvent",
-    "Health",
-    "InteractionLogged",
-    "InteractionLoggedEvent",
-    "InterruptInfo",
-    "KnowledgeDocument",
-    "NodeCompleted",
-    "NodeCompletedEvent",
-    "NodeName",
-    "NodeStarted",
-    "NodeStartedEvent",
-    "Paused",
-    "PausedEvent",
-    "PendingApproval",
-    "PendingApprovals",
-    "Problem",
-    "ResumeRequest",
-    "RunCompleted",
-    "RunCompletedEvent",
-    "RunError",
-    "RunFeedback",
-    "RunId",
-    "RunSnapshot",
-    "RunStatus",
-    "SessionId",
-    "Snapshot",
-    "SnapshotEvent",
-    "TokenDelta",
-    "TokenDeltaEvent",
-    "TopologyEdge",
-    "TopologyNode",
-    "TraceEntry",
-    "TurnCompleted",
-    "TurnCompletedEvent",
-    "TurnStatus",
-    "Usage",
-    "problem_type",
-)
+]
+__all__ += approvals.__all__
+__all__ += events.__all__
+__all__ += feedback.__all__
+__all__ += graph_events.__all__
+__all__ += health.__all__
+__all__ += ids.__all__
+__all__ += knowledge.__all__
+__all__ += problem.__all__
+__all__ += requests.__all__
+__all__ += responses.__all__
+__all__ += runs.__all__

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from agent.evaluation.case_diff import CaseChange
+    from agent.evaluation.metrics import Ratio
     from agent.evaluation.records import GraphRecord
     from agent.evaluation.report import ProviderReport, Report
     from agent.evaluation.results import NodeTiming
@@ -230,11 +231,7 @@ def _provider_section(run: ProviderReport) -> str:
                     f"TP {g.true_positives}, FP {g.false_positives}",
                 ],
                 ["guardrail recall", _num(format_fraction(g.recall)), f"TP {g.true_positives}, FN {g.false_negatives}"],
-                [
-                    "refusal reason accuracy",
-                    _num(format_fraction(g.reason_accuracy.value)),
-                    f"{g.reason_accuracy.correct}/{g.reason_accuracy.total}",
-                ],
+                _ratio_row("refusal reason accuracy", g.reason_accuracy),
                 [
                     f"retrieval hit rate @{m.retrieval.k}",
                     _num(format_fraction(m.retrieval.hit_rate)),
@@ -250,21 +247,9 @@ def _provider_section(run: ProviderReport) -> str:
                     _num(format_fraction(m.citations.precision)),
                     f"{m.citations.retrieved_and_relevant}/{m.citations.cited}",
                 ],
-                [
-                    "action routing accuracy",
-                    _num(format_fraction(m.action_routing.value)),
-                    f"{m.action_routing.correct}/{m.action_routing.total}",
-                ],
-                [
-                    "answer kind accuracy",
-                    _num(format_fraction(m.answer_kind.value)),
-                    f"{m.answer_kind.correct}/{m.answer_kind.total}",
-                ],
-                [
-                    "well-formed model answers",
-                    _num(format_fraction(m.well_formed.value)),
-                    f"{m.well_formed.correct}/{m.well_formed.total}",
-                ],
+                _ratio_row("action routing accuracy", m.action_routing),
+                _ratio_row("answer kind accuracy", m.answer_kind),
+                _ratio_row("well-formed model answers", m.well_formed),
                 ["informational turns refused or paused", _num(str(m.informational_refused_or_paused)), ""],
             ],
         ),
@@ -338,6 +323,10 @@ class _Num(str):
     """A numeric cell: ``_table`` aligns it to the right."""
 
     __slots__ = ()
+
+
+def _ratio_row(label: str, ratio: Ratio) -> list[str]:
+    return [label, _num(format_fraction(ratio.value)), f"{ratio.correct}/{ratio.total}"]
 
 
 def _num(text: str) -> str:

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
+from agent.llm._provider_client import ProviderClient
 from agent.llm.anthropic_events import AnthropicUsage, finish_reason, read_events
-from agent.llm.errors import ProviderRejected, ProviderUnavailable
+from agent.llm.errors import ProviderRejected
 from agent.llm.http_transport import ProviderHTTP
-from agent.llm.sse import sse_data
 from agent.llm.types import Completion, ToolCall
 
 if TYPE_CHECKING:
@@ -49,10 +49,8 @@ class _MessageBody(msgspec.Struct, frozen=True):
     usage: AnthropicUsage = msgspec.field(default_factory=AnthropicUsage)
 
 
-class AnthropicClient:
+class AnthropicClient(ProviderClient):
     """A streaming and buffered client of one Claude model."""
-
-    provider = "anthropic"
 
     def __init__(
         self,
@@ -64,28 +62,23 @@ class AnthropicClient:
         retry: RetryPolicy | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self._model = model
-        self._structured = True
-        self._http = ProviderHTTP(
-            provider=self.provider,
-            base_url=base_url,
-            headers={"x-api-key": api_key, "anthropic-version": ANTHROPIC_VERSION, "accept": "application/json"},
-            timeout_s=timeout_s,
-            secret=api_key,
-            retry=retry,
-            transport=transport,
+        super().__init__(
+            model=model,
+            http=ProviderHTTP(
+                provider="anthropic",
+                base_url=base_url,
+                headers={"x-api-key": api_key, "anthropic-version": ANTHROPIC_VERSION, "accept": "application/json"},
+                timeout_s=timeout_s,
+                secret=api_key,
+                retry=retry,
+                transport=transport,
+            ),
         )
-
-    @property
-    def model(self) -> str:
-        return self._model
+        self._structured = True
 
     async def complete(self, messages: Sequence[ChatMessage], params: LLMParams) -> Completion:
         raw = await self._call(lambda: self._http.post_json(_PATH, self._payload(messages, params, stream=False)))
-        try:
-            body = msgspec.convert(raw, _MessageBody)
-        except msgspec.ValidationError as exc:
-            raise ProviderUnavailable(f"{self.provider} answered with an unexpected body ({exc})") from None
+        body = self._body(raw, _MessageBody)
         return Completion(
             text="".join(block.text or "" for block in body.content if block.type == "text"),
             model=self._model,
@@ -100,16 +93,11 @@ class AnthropicClient:
             ),
         )
 
-    async def stream(self, messages: Sequence[ChatMessage], params: LLMParams) -> AsyncIterator[Chunk]:
-        opened = await self._call(lambda: self._http.open_stream(_PATH, self._payload(messages, params, stream=True)))
-        try:
-            async for chunk in read_events(sse_data(opened.lines()), model=self._model, provider=self.provider):
-                yield chunk
-        finally:
-            await opened.aclose()
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
+    def stream(self, messages: Sequence[ChatMessage], params: LLMParams) -> AsyncIterator[Chunk]:
+        return self._chunks(
+            lambda: self._call(lambda: self._http.open_stream(_PATH, self._payload(messages, params, stream=True))),
+            lambda data: read_events(data, model=self._model, provider=self.provider),
+        )
 
     async def _call(self, attempt: Callable[[], Awaitable[_T]]) -> _T:
         """``attempt()``, once more without ``output_config`` if the server rejects it."""

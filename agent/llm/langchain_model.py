@@ -44,7 +44,7 @@ from agent.llm.types import ChatMessage, LLMParams, ToolSpec
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping, Sequence
 
-    from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+    from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 
     from agent.llm.scripted_model import Script
     from agent.llm.types import Chunk, Completion, ToolCall
@@ -68,15 +68,10 @@ class HarnessChatModel(ToolCallingChatModel):
     def _llm_type(self) -> str:
         return "agent-harness"
 
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+    async def _answer_chunks(
+        self, messages: list[BaseMessage], options: dict[str, Any]
     ) -> AsyncIterator[ChatGenerationChunk]:
-        client = self._client()
-        async for chunk in stream_answer(client, to_chat_messages(messages), self._params(kwargs)):
+        async for chunk in stream_answer(self._client(), to_chat_messages(messages), self._params(options)):
             yield ChatGenerationChunk(message=_message_chunk(chunk))
 
     async def _agenerate(
@@ -88,17 +83,11 @@ class HarnessChatModel(ToolCallingChatModel):
     ) -> ChatResult:
         return await self._complete(self._client(), messages, kwargs)
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _result(self, messages: list[BaseMessage], options: dict[str, Any]) -> ChatResult:
         async def once() -> ChatResult:
             client = self.client_factory()
             try:
-                return await self._complete(client, messages, kwargs)
+                return await self._complete(client, messages, options)
             finally:
                 await close_llm_client(client)
 

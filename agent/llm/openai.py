@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
+from agent.llm._provider_client import ProviderClient
 from agent.llm.errors import ProviderRejected, ProviderUnavailable
 from agent.llm.estimate import estimate_input_tokens, estimate_output_tokens
 from agent.llm.http_transport import ProviderHTTP
 from agent.llm.openai_chunks import ToolCallDelta, Usage, assemble_tool_calls, read_chunks
-from agent.llm.sse import sse_data
 from agent.llm.types import Completion
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ class _CompletionBody(msgspec.Struct, frozen=True):
     usage: Usage | None = None
 
 
-class OpenAICompatibleClient:
+class OpenAICompatibleClient(ProviderClient):
     """A streaming and buffered client of one model on one OpenAI-compatible server."""
 
     def __init__(
@@ -80,28 +80,25 @@ class OpenAICompatibleClient:
     ) -> None:
         """``json_mode=False`` never asks for ``response_format``; ``tool_calls=False`` never sends ``tools``
         (llama-cpp-python's server ignores them for most chat formats)."""
-        self.provider = provider
-        self._json_mode = json_mode
-        self._schema_dialect = schema_dialect
-        self._tool_calls = tool_calls
-        self._model = model
-        self._dropped: set[str] = set()
         headers = {"accept": "application/json"}
         if api_key:
             headers["authorization"] = f"Bearer {api_key}"
-        self._http = ProviderHTTP(
-            provider=provider,
-            base_url=base_url,
-            headers=headers,
-            timeout_s=timeout_s,
-            secret=api_key,
-            retry=retry,
-            transport=transport,
+        super().__init__(
+            model=model,
+            http=ProviderHTTP(
+                provider=provider,
+                base_url=base_url,
+                headers=headers,
+                timeout_s=timeout_s,
+                secret=api_key,
+                retry=retry,
+                transport=transport,
+            ),
         )
-
-    @property
-    def model(self) -> str:
-        return self._model
+        self._json_mode = json_mode
+        self._schema_dialect = schema_dialect
+        self._tool_calls = tool_calls
+        self._dropped: set[str] = set()
 
     async def complete(self, messages: Sequence[ChatMessage], params: LLMParams) -> Completion:
         while True:
@@ -112,10 +109,7 @@ class OpenAICompatibleClient:
             except (ProviderRejected, ProviderUnavailable) as exc:
                 if not self._drop_rejected_field(exc, payload):
                     raise
-        try:
-            body = msgspec.convert(raw, _CompletionBody)
-        except msgspec.ValidationError as exc:
-            raise ProviderUnavailable(f"{self.provider} answered with an unexpected body ({exc})") from None
+        body = self._body(raw, _CompletionBody)
         if not body.choices:
             raise ProviderUnavailable(f"{self.provider} answered without a choice")
         choice = body.choices[0]
@@ -133,21 +127,13 @@ class OpenAICompatibleClient:
             tool_calls=calls,
         )
 
-    async def stream(self, messages: Sequence[ChatMessage], params: LLMParams) -> AsyncIterator[Chunk]:
-        opened = await self._open_stream(messages, params)
-        try:
-            async for chunk in read_chunks(
-                sse_data(opened.lines()),
-                model=self._model,
-                provider=self.provider,
-                estimated_input_tokens=estimate_input_tokens(messages),
-            ):
-                yield chunk
-        finally:
-            await opened.aclose()
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
+    def stream(self, messages: Sequence[ChatMessage], params: LLMParams) -> AsyncIterator[Chunk]:
+        return self._chunks(
+            lambda: self._open_stream(messages, params),
+            lambda data: read_chunks(
+                data, model=self._model, provider=self.provider, estimated_input_tokens=estimate_input_tokens(messages)
+            ),
+        )
 
     async def _open_stream(self, messages: Sequence[ChatMessage], params: LLMParams) -> OpenStream:
         while True:

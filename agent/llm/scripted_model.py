@@ -23,7 +23,7 @@ from agent.llm.tool_calling import ToolCallingChatModel
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator, Sequence
 
-    from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+    from langchain_core.callbacks import CallbackManagerForLLMRun
 
 __all__ = ("Script", "ScriptedChatModel")
 
@@ -41,15 +41,8 @@ class ScriptedChatModel(ToolCallingChatModel):
     def _llm_type(self) -> str:
         return "scripted"
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        answer = self.answer(messages)
-        return ChatResult(generations=[ChatGeneration(message=answer)])
+    def _result(self, messages: list[BaseMessage], options: dict[str, Any]) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self.answer(messages))])
 
     def _stream(
         self,
@@ -60,12 +53,8 @@ class ScriptedChatModel(ToolCallingChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         yield from self._chunks(self.answer(messages))
 
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+    async def _answer_chunks(
+        self, messages: list[BaseMessage], options: dict[str, Any]
     ) -> AsyncIterator[ChatGenerationChunk]:
         for chunk in self._chunks(self.answer(messages)):
             yield chunk
