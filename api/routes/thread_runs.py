@@ -11,12 +11,15 @@ which keeps its id and its events' seqs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Any, Literal
 
 from litestar import Response, delete, get, post
 from litestar.di import NamedDependency, Provide
+from litestar.handlers import HTTPRouteHandler
+from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import Stream
 
@@ -33,6 +36,7 @@ from api.run_streams import held_slot, open_slot, run_stream
 from api.runs.errors import RunNotPaused
 from api.runs.log.records import RunRecord
 from api.runs.registry import RunRegistry
+from api.runs.run import Run
 from api.runs.stream.follow import RunStreams
 from api.runs.threads import ThreadBook
 from api.streaming_response import EventStream
@@ -56,6 +60,7 @@ __all__ = (
 TAG = "agent-protocol"
 _JSON = "application/json"
 _STARTS = problem_responses(401, 403, 404, 409, 413, 415, 422, 429, 503)
+_READS = problem_responses(401, 404)
 LastEventId = Annotated[
     str | None,
     HeaderParameter(
@@ -95,6 +100,32 @@ def _joining(
 ) -> _Joining:
     del cancel_on_disconnect
     return _Joining(last_event_id, stream_mode)
+
+
+def _of_a_run(
+    route: type[HTTPRouteHandler], path: str, *, responses: Mapping[int, ResponseSpec] = _READS, **kwargs: Any
+) -> HTTPRouteHandler:
+    """A route of one run of the thread: ``run``, found by the thread and run ids of its path (a 404 when the thread
+    has no such run the caller may read), and ``services``."""
+    dependencies = {**RUN_SERVICES, "run": Provide(_run_of_thread)}
+    return route(path, tags=[TAG], responses=responses, dependencies=dependencies, **kwargs)
+
+
+class _RunOfThread:
+    """The run a route's path names, and its thread. A plain class: Litestar checks a dependency's value against
+    its type, and a union of two classes (``Run | RunRecord``) is no type it checks."""
+
+    __slots__ = ("found", "thread_id")
+
+    def __init__(self, found: Run | RunRecord, thread_id: str) -> None:
+        self.found = found
+        self.thread_id = thread_id
+
+
+async def _run_of_thread(
+    thread_id: FromPath[str], run_id: FromPath[str], services: NamedDependency[RunServices]
+) -> _RunOfThread:
+    return _RunOfThread(await services.runs.get(run_id, services.principal, session_id=thread_id), thread_id)
 
 
 _starts_run = partial(post, tags=[TAG], status_code=200, responses=_STARTS, dependencies=RUN_SERVICES)
@@ -172,42 +203,27 @@ async def list_thread_runs(
     return [run_view(record, support) for record in records[offset : offset + limit]]
 
 
-@get(
-    "/threads/{thread_id:str}/runs/{run_id:str}",
-    operation_id="getThreadRun",
-    tags=[TAG],
-    summary="A run of the thread",
-    responses=problem_responses(401, 404),
+@_of_a_run(
+    get, "/threads/{thread_id:str}/runs/{run_id:str}", operation_id="getThreadRun", summary="A run of the thread"
 )
-async def get_thread_run(
-    thread_id: FromPath[str],
-    run_id: FromPath[str],
-    runs: NamedDependency[RunRegistry],
-    principal: NamedDependency[Principal],
-) -> ThreadRun:
-    found = await runs.get(run_id, principal, session_id=thread_id)
-    return run_view(found.record, SUPPORT_ASSISTANT_ID)
+async def get_thread_run(run: NamedDependency[_RunOfThread]) -> ThreadRun:
+    return run_view(run.found.record, SUPPORT_ASSISTANT_ID)
 
 
-@get(
+@_of_a_run(
+    get,
     "/threads/{thread_id:str}/runs/{run_id:str}/join",
     operation_id="joinThreadRun",
-    tags=[TAG],
     summary="Wait for the run to stop and answer its result",
     responses=problem_responses(401, 404, 422),
 )
 async def join_run(
-    thread_id: FromPath[str],
-    run_id: FromPath[str],
-    *,
-    runs: NamedDependency[RunRegistry],
-    streams: NamedDependency[RunStreams],
-    principal: NamedDependency[Principal],
+    run: NamedDependency[_RunOfThread],
+    services: NamedDependency[RunServices],
     cancel_on_disconnect: CancelOnDisconnect = False,
 ) -> Stream:
     del cancel_on_disconnect
-    found = await runs.get(run_id, principal, session_id=thread_id)
-    return _result(runs, streams, found.run_id, 0, thread_id)
+    return _result(services.runs, services.streams, run.found.run_id, 0, run.thread_id)
 
 
 @_joins_stream(
@@ -226,28 +242,22 @@ async def join_run_stream(
     return await _join(services, found.record, thread_id, joining, stateless=False)
 
 
-@delete(
+@_of_a_run(
+    delete,
     "/threads/{thread_id:str}/runs/{run_id:str}",
     operation_id="deleteThreadRun",
-    tags=[TAG],
     status_code=204,
     summary="Delete a run that has ended: its record and events (the thread's checkpoints stay)",
     responses=problem_responses(401, 403, 404, 409),
 )
-async def delete_thread_run(
-    thread_id: FromPath[str],
-    run_id: FromPath[str],
-    runs: NamedDependency[RunRegistry],
-    principal: NamedDependency[Principal],
-) -> None:
-    found = await runs.get(run_id, principal, session_id=thread_id)
-    await runs.delete_run(found, principal)
+async def delete_thread_run(run: NamedDependency[_RunOfThread], services: NamedDependency[RunServices]) -> None:
+    await services.runs.delete_run(run.found, services.principal)
 
 
-@post(
+@_of_a_run(
+    post,
     "/threads/{thread_id:str}/runs/{run_id:str}/cancel",
     operation_id="cancelThreadRun",
-    tags=[TAG],
     status_code=202,
     summary=(
         "Cancel the run (action `interrupt`), or cancel and remove it with its checkpoints (`rollback`); with "
@@ -256,12 +266,9 @@ async def delete_thread_run(
     responses=problem_responses(401, 403, 404, 409, 422),
 )
 async def cancel_thread_run(
-    thread_id: FromPath[str],
-    run_id: FromPath[str],
+    run: NamedDependency[_RunOfThread],
+    services: NamedDependency[RunServices],
     *,
-    runs: NamedDependency[RunRegistry],
-    streams: NamedDependency[RunStreams],
-    principal: NamedDependency[Principal],
     wait: Annotated[bool, QueryParameter(description="Answer the run's result once it has ended.")] = False,
     action: Annotated[
         Literal["interrupt", "rollback"],
@@ -273,7 +280,7 @@ async def cancel_thread_run(
         ),
     ] = "interrupt",
 ) -> Response[Any]:
-    found = await runs.get(run_id, principal, session_id=thread_id)
+    runs, principal, found = services.runs, services.principal, run.found
     if action == "rollback":
         await runs.cancel_rolling_back(found, principal)
         return Response(None, status_code=200 if wait else 202)
@@ -281,7 +288,7 @@ async def cancel_thread_run(
     await runs.cancel(found, principal)
     if not wait:
         return Response(None, status_code=202)
-    return _result(runs, streams, run_id, cursor, thread_id)
+    return _result(runs, services.streams, found.run_id, cursor, run.thread_id)
 
 
 @_starts_run(
