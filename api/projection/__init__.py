@@ -7,52 +7,9 @@ translator maps those, and only those, to its wire events (``api.agui.translate`
 
 from __future__ import annotations
 
-from api.projection._events import (
-    ActionResult,
-    ApprovalAnswered,
-    ApprovalRequested,
-    Cancelled,
-    Data,
-    Failed,
-    Finished,
-    RunOpened,
-    StateSnapshot,
-    StepFinished,
-    StepStarted,
-    TextDelta,
-    TextEnded,
-    TextStarted,
-    ToolCallArgs,
-    ToolCallEnded,
-    ToolCallStarted,
-    ToolResult,
-    UiEvent,
-    Usage,
-)
+from api.projection import _events
+from api.projection._events import *  # noqa: F403  # every event of the projection is public, as _events lists them
 from api.projection._projector import ACTION_ROLE, APPROVAL_ROLE, RunProjection
 
-__all__ = (
-    "ACTION_ROLE",
-    "APPROVAL_ROLE",
-    "ActionResult",
-    "ApprovalAnswered",
-    "ApprovalRequested",
-    "Cancelled",
-    "Data",
-    "Failed",
-    "Finished",
-    "RunOpened",
-    "RunProjection",
-    "StateSnapshot",
-    "StepFinished",
-    "StepStarted",
-    "TextDelta",
-    "TextEnded",
-    "TextStarted",
-    "ToolCallArgs",
-    "ToolCallEnded",
-    "ToolCallStarted",
-    "ToolResult",
-    "UiEvent",
-    "Usage",
-)
+__all__ = ["ACTION_ROLE", "APPROVAL_ROLE", "RunProjection"]
+__all__ += _events.__all__

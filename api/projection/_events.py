@@ -45,51 +45,56 @@ class RunOpened(_Event, frozen=True):
     run_id: str
 
 
-class StepStarted(_Event, frozen=True):
+class _OfStep(_Event, frozen=True):
     name: str
     step: int
 
 
-class StepFinished(_Event, frozen=True):
-    name: str
-    step: int
+class StepStarted(_OfStep, frozen=True):
+    """A node started."""
+
+
+class StepFinished(_OfStep, frozen=True):
     details: dict[str, Any] | None = None
     """``latency_ms``, ``outcome``, ``summary`` of the node; None for a step closed because the run stopped."""
 
 
-class TextStarted(_Event, frozen=True):
+class _OfMessage(_Event, frozen=True):
     message_id: str
 
 
-class TextDelta(_Event, frozen=True):
-    message_id: str
+class TextStarted(_OfMessage, frozen=True):
+    """A text message opened."""
+
+
+class TextDelta(_OfMessage, frozen=True):
     delta: str
 
 
-class TextEnded(_Event, frozen=True):
-    message_id: str
+class TextEnded(_OfMessage, frozen=True):
+    """The text message closed."""
 
 
-class ToolCallStarted(_Event, frozen=True):
+class _OfToolCall(_Event, frozen=True):
     tool_call_id: str
+
+
+class ToolCallStarted(_OfToolCall, frozen=True):
     name: str
     message_id: str
 
 
-class ToolCallArgs(_Event, frozen=True):
-    tool_call_id: str
+class ToolCallArgs(_OfToolCall, frozen=True):
     delta: str
 
 
-class ToolCallEnded(_Event, frozen=True):
-    tool_call_id: str
+class ToolCallEnded(_OfToolCall, frozen=True):
     name: str
     args: Any
     """The call's arguments, parsed (what the streamed ``ToolCallArgs`` make)."""
 
 
-class ToolResult(_Event, frozen=True):
-    tool_call_id: str
+class ToolResult(_OfToolCall, frozen=True):
     message_id: str
     content: str
 
@@ -150,15 +155,17 @@ class Finished(_Event, frozen=True):
     human_wait_ms: float | None = None
 
 
-class Failed(_Event, frozen=True):
+class _Stopped(_Event, frozen=True):
     code: str
     message: str
+
+
+class Failed(_Stopped, frozen=True):
     retryable: bool
 
 
-class Cancelled(_Event, frozen=True):
-    code: str
-    message: str
+class Cancelled(_Stopped, frozen=True):
+    """The run was cancelled."""
 
 
 UiEvent = (

@@ -27,27 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from api.projection._events import (
-    ActionResult,
-    ApprovalAnswered,
-    ApprovalRequested,
-    Cancelled,
-    Data,
-    Failed,
-    Finished,
-    RunOpened,
-    StateSnapshot,
-    StepFinished,
-    StepStarted,
-    TextDelta,
-    TextEnded,
-    TextStarted,
-    ToolCallArgs,
-    ToolCallEnded,
-    ToolCallStarted,
-    ToolResult,
-    Usage,
-)
+from api.projection import _events as ui
 from contracts import (
     CostUpdatedEvent,
     ErrorEvent,
@@ -66,7 +46,6 @@ from contracts import (
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from api.projection._events import UiEvent
     from contracts import Envelope, GraphPart, NodeCompleted, Paused
 
 __all__ = ("ACTION_ROLE", "APPROVAL_ROLE", "RunProjection")
@@ -110,16 +89,16 @@ class RunProjection:
         self._interrupted: str | None = None
         """The node whose interrupt the run waits at (or waited at, in this response)."""
 
-    def project(self, envelope: Envelope, *, more: bool = False) -> list[UiEvent]:
+    def project(self, envelope: Envelope, *, more: bool = False) -> list[ui.UiEvent]:
         """The UI events ``envelope``, the run's next event, becomes. ``more``: events after it are known already (a
         replay), so a pause among them ends nothing."""
         if self.ended:
             return []
         at = _milliseconds(envelope.at)
-        out: list[UiEvent] = []
+        out: list[ui.UiEvent] = []
         if not self._opened:
             self._opened = True
-            out.append(RunOpened(at=at, run_id=envelope.run_id))
+            out.append(ui.RunOpened(at=at, run_id=envelope.run_id))
         match envelope:
             case TokenDeltaEvent(data=data):
                 if data.text:  # the support agent's answer: one message from its first token on
@@ -129,11 +108,11 @@ class RunProjection:
             case NodeStartedEvent(data=data):
                 if self._decision is not None and self._interrupted is None and not self._roles:
                     self._interrupted = data.node  # a resumed run runs the interrupted node first, with the answer
-                    out.append(ApprovalAnswered(at=at, approved=self._decision))
+                    out.append(ui.ApprovalAnswered(at=at, approved=self._decision))
                     self._decision = None
                 self._finish_step(out, data.node, at)
                 self._steps.append((data.node, data.step))
-                out.append(StepStarted(at=at, name=data.node, step=data.step))
+                out.append(ui.StepStarted(at=at, name=data.node, step=data.step))
             case NodeCompletedEvent(data=data):
                 self._end_message(out, at)
                 self._completed(out, data, at)
@@ -141,16 +120,16 @@ class RunProjection:
                     details = {"latency_ms": data.latency_ms, "outcome": data.outcome, "summary": data.summary}
                     self._finish_step(out, data.node, at, details)
             case CostUpdatedEvent(data=data):
-                usage = Usage(
+                usage = ui.Usage(
                     at=at,
                     model=data.model,
                     input_tokens=data.input_tokens,
                     output_tokens=data.output_tokens,
                     cost_usd=data.cost_usd,
                 )
-                out += [usage, Data(at=at, name="cost_updated", value=_to_builtins(data))]
+                out += [usage, ui.Data(at=at, name="cost_updated", value=_to_builtins(data))]
             case GraphTopologyEvent() | InteractionLoggedEvent() | SnapshotEvent():
-                out.append(Data(at=at, name=str(envelope.__struct_config__.tag), value=_to_builtins(envelope.data)))
+                out.append(ui.Data(at=at, name=str(envelope.__struct_config__.tag), value=_to_builtins(envelope.data)))
             case PausedEvent(data=data):
                 self._end_message(out, at)
                 out.append(self._approval(envelope.run_id, data, at, ends=not more))
@@ -162,18 +141,18 @@ class RunProjection:
                 pass
         return out
 
-    def _part(self, out: list[UiEvent], envelope: Envelope, part: GraphPart, at: int) -> None:
+    def _part(self, out: list[ui.UiEvent], envelope: Envelope, part: GraphPart, at: int) -> None:
         if part.mode == "messages":
             self._message(out, envelope, part.data, at)
         elif part.mode == "values" and not part.ns:
             values = part.data
             if isinstance(values, dict) and _INTERRUPT in values:
                 values = {key: value for key, value in values.items() if key != _INTERRUPT}
-            out.append(StateSnapshot(at=at, values=values))
+            out.append(ui.StateSnapshot(at=at, values=values))
         elif part.mode == "custom":
-            out.append(Data(at=at, name="custom", value=part.data))
+            out.append(ui.Data(at=at, name="custom", value=part.data))
 
-    def _ended(self, out: list[UiEvent], envelope: Envelope, at: int) -> None:
+    def _ended(self, out: list[ui.UiEvent], envelope: Envelope, at: int) -> None:
         """The run's terminal event: what it says, after everything the response opened is closed."""
         if isinstance(envelope, TurnCompletedEvent):
             response = envelope.data.response
@@ -183,7 +162,7 @@ class RunProjection:
                 self._end_message(out, at)
                 self.streamed = []
                 self._text(out, f"{envelope.run_id}-{envelope.seq}", answer, at)
-            ending: UiEvent = Finished(
+            ending: ui.UiEvent = ui.Finished(
                 at=at,
                 result=_to_builtins(response),
                 status=response.status,
@@ -193,18 +172,18 @@ class RunProjection:
                 human_wait_ms=envelope.human_wait_ms,
             )
         elif isinstance(envelope, RunCompletedEvent):
-            ending = Finished(at=at, result=envelope.data.output, status="completed")
+            ending = ui.Finished(at=at, result=envelope.data.output, status="completed")
         else:
             assert isinstance(envelope, ErrorEvent)
             error = envelope.data
             ending = (
-                Cancelled(at=at, code=error.code, message=error.message)
+                ui.Cancelled(at=at, code=error.code, message=error.message)
                 if envelope.status == "cancelled"
-                else Failed(at=at, code=error.code, message=error.message, retryable=error.retryable)
+                else ui.Failed(at=at, code=error.code, message=error.message, retryable=error.retryable)
             )
         self._end(out, at, ending)
 
-    def _end(self, out: list[UiEvent], at: int, ending: UiEvent | None) -> None:
+    def _end(self, out: list[ui.UiEvent], at: int, ending: ui.UiEvent | None) -> None:
         self._close(out, at)
         self.ended = True
         if ending is not None:
@@ -212,28 +191,28 @@ class RunProjection:
 
     # --- text and tool calls ---
 
-    def _text(self, out: list[UiEvent], message_id: str, text: str, at: int) -> None:
+    def _text(self, out: list[ui.UiEvent], message_id: str, text: str, at: int) -> None:
         if self._text_id != message_id:
             self._end_text(out, at)
             self._text_id = message_id
-            out.append(TextStarted(at=at, message_id=message_id))
+            out.append(ui.TextStarted(at=at, message_id=message_id))
         self.streamed.append(text)
-        out.append(TextDelta(at=at, message_id=message_id, delta=text))
+        out.append(ui.TextDelta(at=at, message_id=message_id, delta=text))
 
-    def _end_text(self, out: list[UiEvent], at: int) -> None:
+    def _end_text(self, out: list[ui.UiEvent], at: int) -> None:
         if self._text_id is not None:
-            out.append(TextEnded(at=at, message_id=self._text_id))
+            out.append(ui.TextEnded(at=at, message_id=self._text_id))
             self._text_id = None
 
-    def _end_message(self, out: list[UiEvent], at: int) -> None:
+    def _end_message(self, out: list[ui.UiEvent], at: int) -> None:
         """End the text message and every tool call still being streamed."""
         self._end_text(out, at)
         for call in self._calls.values():
-            out.append(ToolCallEnded(at=at, tool_call_id=call.id, name=call.name, args=_parsed("".join(call.args))))
+            out.append(ui.ToolCallEnded(at=at, tool_call_id=call.id, name=call.name, args=_parsed("".join(call.args))))
             self._called[call.name] = call.id
         self._calls.clear()
 
-    def _message(self, out: list[UiEvent], envelope: Envelope, data: Any, at: int) -> None:
+    def _message(self, out: list[ui.UiEvent], envelope: Envelope, data: Any, at: int) -> None:
         """One ``messages`` part: ``[message, metadata]``, a model's chunk or a message a node wrote."""
         message = data[0] if isinstance(data, list) and data else None
         if not isinstance(message, dict):
@@ -243,7 +222,7 @@ class RunProjection:
         if kind in _TOOL:
             self._end_message(out, at)
             call_id = str(message.get("tool_call_id") or message_id)
-            out.append(ToolResult(at=at, tool_call_id=call_id, message_id=message_id, content=_text_of(message)))
+            out.append(ui.ToolResult(at=at, tool_call_id=call_id, message_id=message_id, content=_text_of(message)))
             return
         if kind not in _AI:
             return
@@ -263,7 +242,9 @@ class RunProjection:
         if kind == "ai" or message.get("chunk_position") == "last":
             self._end_message(out, at)
 
-    def _call_chunk(self, out: list[UiEvent], message_id: str, chunk: dict[str, Any], position: int, at: int) -> None:
+    def _call_chunk(
+        self, out: list[ui.UiEvent], message_id: str, chunk: dict[str, Any], position: int, at: int
+    ) -> None:
         index = chunk.get("index")
         key = (message_id, index if isinstance(index, int) else position)
         call = self._calls.get(key)
@@ -271,32 +252,32 @@ class RunProjection:
             self._end_text(out, at)
             call = _ToolCall(str(chunk.get("id") or f"{message_id}-{key[1]}"), str(chunk.get("name") or "tool"))
             self._calls[key] = call
-            out.append(ToolCallStarted(at=at, tool_call_id=call.id, name=call.name, message_id=message_id))
+            out.append(ui.ToolCallStarted(at=at, tool_call_id=call.id, name=call.name, message_id=message_id))
         args = chunk.get("args")
         if isinstance(args, str) and args:
             call.args.append(args)
-            out.append(ToolCallArgs(at=at, tool_call_id=call.id, delta=args))
+            out.append(ui.ToolCallArgs(at=at, tool_call_id=call.id, delta=args))
 
     # --- steps, approvals ---
 
-    def _completed(self, out: list[UiEvent], data: NodeCompleted, at: int) -> None:
+    def _completed(self, out: list[ui.UiEvent], data: NodeCompleted, at: int) -> None:
         role = self._roles.get(data.node)
         if role == APPROVAL_ROLE and data.outcome in _DECIDED:
-            out.append(ApprovalAnswered(at=at, approved=_DECIDED[data.outcome]))
+            out.append(ui.ApprovalAnswered(at=at, approved=_DECIDED[data.outcome]))
         elif role == ACTION_ROLE:
-            out.append(ActionResult(at=at, outcome=data.outcome, summary=data.summary))
+            out.append(ui.ActionResult(at=at, outcome=data.outcome, summary=data.summary))
         elif data.outcome == "interrupted":
             self._interrupted = data.node
         elif data.node == self._interrupted and APPROVAL_ROLE not in self._roles.values():
             # the interrupted node ran again with the person's answer: what it did is the action's result
             self._interrupted = None
-            out.append(ActionResult(at=at, outcome=data.outcome, summary=data.summary))
+            out.append(ui.ActionResult(at=at, outcome=data.outcome, summary=data.summary))
 
-    def _approval(self, run_id: str, paused: Paused, at: int, *, ends: bool) -> ApprovalRequested:
+    def _approval(self, run_id: str, paused: Paused, at: int, *, ends: bool) -> ui.ApprovalRequested:
         value = paused.interrupts[0].value if paused.interrupts else None
         args = value.get("args") if isinstance(value, dict) else None
         approval = paused.approval
-        return ApprovalRequested(
+        return ui.ApprovalRequested(
             at=at,
             run_id=run_id,
             approval=approval,
@@ -306,20 +287,20 @@ class RunProjection:
             ends=ends,
         )
 
-    def _finish_step(self, out: list[UiEvent], node: str, at: int, details: dict[str, Any] | None = None) -> None:
+    def _finish_step(self, out: list[ui.UiEvent], node: str, at: int, details: dict[str, Any] | None = None) -> None:
         for index in range(len(self._steps) - 1, -1, -1):
             name, step = self._steps[index]
             if name == node:
                 del self._steps[index]
-                out.append(StepFinished(at=at, name=name, step=step, details=details))
+                out.append(ui.StepFinished(at=at, name=name, step=step, details=details))
                 return
 
-    def _close(self, out: list[UiEvent], at: int) -> None:
+    def _close(self, out: list[ui.UiEvent], at: int) -> None:
         """End the text, the tool calls and every open step (newest first): a response closes what it opened."""
         self._end_message(out, at)
         while self._steps:
             name, step = self._steps.pop()
-            out.append(StepFinished(at=at, name=name, step=step))
+            out.append(ui.StepFinished(at=at, name=name, step=step))
 
 
 def _text_of(message: dict[str, Any]) -> str:
