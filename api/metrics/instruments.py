@@ -7,6 +7,7 @@ from the configuration, guardrail layers and reason codes); no run, session or s
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from prometheus_client import Counter, Gauge, Histogram
@@ -48,139 +49,104 @@ class Instruments:
     def __init__(self, registry: CollectorRegistry) -> None:
         self.events = EventCounts()
         registry.register(self.events)
-        self.runs_running = Gauge("harness_runs_running", "Runs executing on this instance now.", registry=registry)
-        self.runs_waiting = Gauge(
+        counter = partial(Counter, registry=registry)
+        gauge = partial(Gauge, registry=registry)
+        histogram = partial(Histogram, registry=registry)
+        self.runs_running = gauge("harness_runs_running", "Runs executing on this instance now.")
+        self.runs_waiting = gauge(
             "harness_runs_waiting",
             "Runs paused for a human, in the whole service's store (every instance reports the same figure).",
-            registry=registry,
         )
-        self.approvals_pending = Gauge(
-            "harness_approvals_pending",
-            "Paused runs waiting for an approval decision, in the whole service's store.",
-            registry=registry,
+        self.approvals_pending = gauge(
+            "harness_approvals_pending", "Paused runs waiting for an approval decision, in the whole service's store."
         )
-        self.approval_oldest_age = Gauge(
+        self.approval_oldest_age = gauge(
             "harness_approvals_pending_oldest_age_seconds",
             "How long the oldest pending approval has waited (0 when none waits).",
-            registry=registry,
         )
-        self.streams_open = Gauge(
-            "harness_streams_open", "Event streams (SSE responses) open on this instance now.", registry=registry
-        )
-        self.events_replayed = Counter(
-            "harness_events_replayed", "Events read back from the event log for a stream.", registry=registry
-        )
-        self.event_commit = Histogram(
+        self.streams_open = gauge("harness_streams_open", "Event streams (SSE responses) open on this instance now.")
+        self.events_replayed = counter("harness_events_replayed", "Events read back from the event log for a stream.")
+        self.event_commit = histogram(
             "harness_event_commit_seconds",
             "From an event's append to its commit (durable, so it may be sent): per run and commit, the wait of "
             "the oldest event it commits.",
             buckets=FAST_S,
-            registry=registry,
         )
-        self.turns = Counter(
-            "harness_turns",
-            "Turns (a run's start or resume until it pauses or ends) by outcome.",
-            ["outcome"],
-            registry=registry,
+        self.turns = counter(
+            "harness_turns", "Turns (a run's start or resume until it pauses or ends) by outcome.", ["outcome"]
         )
-        self.turn_duration = Histogram(
-            "harness_turn_duration_seconds",
-            "Turn duration by outcome.",
-            ["outcome"],
-            buckets=TURN_S,
-            registry=registry,
+        self.turn_duration = histogram(
+            "harness_turn_duration_seconds", "Turn duration by outcome.", ["outcome"], buckets=TURN_S
         )
-        self.first_token = Histogram(
+        self.first_token = histogram(
             "harness_first_token_seconds",
             "From a turn's start to its first model token being appended, by the turn's outcome.",
             ["outcome"],
             buckets=TURN_S,
-            registry=registry,
         )
-        self.run_errors = Counter(
-            "harness_run_errors", "Runs ended by an error event, by its code.", ["code"], registry=registry
+        self.run_errors = counter("harness_run_errors", "Runs ended by an error event, by its code.", ["code"])
+        self.model_tokens = counter(
+            "harness_model_tokens", "Model tokens, by model and direction (input, output).", ["model", "direction"]
         )
-        self.model_tokens = Counter(
-            "harness_model_tokens",
-            "Model tokens, by model and direction (input, output).",
-            ["model", "direction"],
-            registry=registry,
+        self.model_cost = counter(
+            "harness_model_cost_usd", "Model cost in US dollars (models with a known price), by model.", ["model"]
         )
-        self.model_cost = Counter(
-            "harness_model_cost_usd",
-            "Model cost in US dollars (models with a known price), by model.",
-            ["model"],
-            registry=registry,
-        )
-        self.guardrail_decisions = Counter(
+        self.guardrail_decisions = counter(
             "harness_guardrail_decisions",
             "Guardrail decisions by layer (input, output), decision and reason code.",
             ["layer", "decision", "reason"],
-            registry=registry,
         )
-        self.cron_firings = Counter(
+        self.cron_firings = counter(
             "harness_cron_firings",
             "Cron firings this instance claimed, by outcome (started, queued behind the thread's run, skipped, "
             "failed).",
             ["outcome"],
-            registry=registry,
         )
-        self.webhook_deliveries = Counter(
+        self.webhook_deliveries = counter(
             "harness_webhook_deliveries",
             "Webhook delivery attempts this instance made, by outcome: delivered (a 2xx), retried (a 408, 429, 5xx, "
             "connection error or timeout, to be tried again), failed (given up: attempts exhausted, another answer, "
             "or a host not allowed); dropped: a delivery whose run was removed before it ended.",
             ["outcome"],
-            registry=registry,
         )
-        self.leases_lost = Counter(
+        self.leases_lost = counter(
             "harness_leases_lost",
             "Runs this instance stopped executing because another instance took them over (its lease ran out).",
-            registry=registry,
         )
-        self.store_errors = Counter(
-            "harness_store_errors",
-            "Store operations that failed, by store and operation.",
-            ["store", "operation"],
-            registry=registry,
+        self.store_errors = counter(
+            "harness_store_errors", "Store operations that failed, by store and operation.", ["store", "operation"]
         )
-        self.store_latency = Histogram(
+        self.store_latency = histogram(
             "harness_store_operation_seconds",
             "Awaited store operations, by store and operation.",
             ["store", "operation"],
             buckets=FAST_S,
-            registry=registry,
         )
-        self.rate_limited = Counter(
+        self.rate_limited = counter(
             "harness_rate_limit_refusals",
             "Requests refused with 429, by limit (turns_per_minute, streams_per_subject).",
             ["limit"],
-            registry=registry,
         )
-        self.http_requests = Counter(
+        self.http_requests = counter(
             "harness_http_requests",
             "HTTP requests answered, by method, route template and status.",
             ["method", "route", "status"],
-            registry=registry,
         )
-        self.online_eval_score = Histogram(
+        self.online_eval_score = histogram(
             "harness_online_eval_score",
             "Online evaluation scores of finished runs, in [0, 1], by assistant (graph id) and scorer; each run "
             "counted once, by the instance that scored it (docs/evaluation.md).",
             ["assistant", "scorer"],
             buckets=SCORE,
-            registry=registry,
         )
-        self.online_eval_passed = Counter(
+        self.online_eval_passed = counter(
             "harness_online_eval_passed",
             "Online evaluation scores that passed, by assistant and scorer (out of harness_online_eval_score_count).",
             ["assistant", "scorer"],
-            registry=registry,
         )
-        self.agent_calls = Counter(
+        self.agent_calls = counter(
             "harness_agent_calls",
             "Calls of other agents and tools (A2A, MCP), by protocol, method (one the protocol serves, else other) "
             "and outcome (ok, or the error's reason).",
             ["protocol", "method", "outcome"],
-            registry=registry,
         )
