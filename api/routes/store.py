@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from langgraph.store.base import InvalidNamespaceError
 from litestar import Request, delete, get, post, put
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
+from litestar.handlers import HTTPRouteHandler
 from litestar.params import JSONBody, QueryParameter
 
 from agent.stores import GraphStore, StoreIndexFailed, StoreIndexUnconfigured, StoreReservedField
 from api.auth import Principal
-from api.auth.authorization import decision_of
+from api.auth.authorization import Decision, decision_of
 from api.exceptions import AccessDenied, ApiError, NotFound
 from api.openapi import problem_responses
 from api.request_checks.client_ids import refuse_personal_ids
@@ -94,28 +95,57 @@ class StoreIndexUnavailable(ApiError):
     title = "Embedding failed"
 
 
-@put(
+class _CallersStore:
+    """The store as the caller sees it: scoped to its subject, and to what langgraph.json's ``@auth.on.store``
+    handler decided for the request (a plain class: Litestar checks a dependency's value against its type)."""
+
+    __slots__ = ("decision", "store")
+
+    def __init__(self, store: BaseStore, decision: Decision | None) -> None:
+        self.store = store
+        self.decision = decision
+
+    def authorized(self, given: Sequence[str]) -> tuple[tuple[str, ...], MetadataFilter | None]:
+        """The namespace to use (as the ``@auth.on.store`` handler left it in its value) and its filter."""
+        decision = self.decision
+        if decision is None:
+            return tuple(given), None
+        namespace = decision.value.get("namespace")
+        if namespace is None:
+            return tuple(given), decision.where
+        if not isinstance(namespace, list | tuple) or not all(isinstance(label, str) for label in namespace):
+            raise AccessDenied("The service's auth gave a namespace that is not a list of labels.")
+        return tuple(namespace), decision.where
+
+
+def _callers_store(
+    request: Request[Any, Any, Any], graph_store: NamedDependency[GraphStore], principal: NamedDependency[Principal]
+) -> _CallersStore:
+    return _CallersStore(graph_store.for_subject(principal.subject), decision_of(request.scope))
+
+
+def _in_callers_store(route: type[HTTPRouteHandler], path: str, **kwargs: Any) -> HTTPRouteHandler:
+    """A store route: given ``callers``, the store as the caller sees it."""
+    dependencies = {"callers": Provide(_callers_store, sync_to_thread=False)}
+    return route(path, tags=[TAG], dependencies=dependencies, **kwargs)
+
+
+@_in_callers_store(
+    put,
     "/store/items",
     operation_id="putStoreItem",
-    tags=[TAG],
     status_code=204,
     summary="Store an item (a JSON object) in one of the caller's namespaces",
     responses=problem_responses(401, 413, 415, 422, 503),
 )
-async def put_store_item(
-    request: Request[Any, Any, Any],
-    data: JSONBody[StorePut],
-    *,
-    graph_store: NamedDependency[GraphStore],
-    principal: NamedDependency[Principal],
-) -> None:
-    namespace, where = _authorized(request, data.namespace)
+async def put_store_item(data: JSONBody[StorePut], callers: NamedDependency[_CallersStore]) -> None:
+    namespace, where = callers.authorized(data.namespace)
     _screen(namespace, "namespace", data.key)
     _no_nul(data.value, "value")
     if not matches(data.value, where):
         raise AccessDenied("The service's auth does not allow this value in the store (its filter excludes it).")
     try:
-        await graph_store.for_subject(principal.subject).aput(
+        await callers.store.aput(
             namespace, data.key, data.value, index=None if data.index is True else data.index, ttl=data.ttl
         )
     except InvalidNamespaceError as exc:
@@ -126,18 +156,16 @@ async def put_store_item(
         raise StoreIndexUnavailable(f"The item was not stored: {exc}.") from None
 
 
-@get(
+@_in_callers_store(
+    get,
     "/store/items",
     operation_id="getStoreItem",
-    tags=[TAG],
     summary="One of the caller's items",
     responses=problem_responses(401, 404, 422),
 )
 async def get_store_item(
-    request: Request[Any, Any, Any],
     *,
-    graph_store: NamedDependency[GraphStore],
-    principal: NamedDependency[Principal],
+    callers: NamedDependency[_CallersStore],
     namespace: Annotated[
         str,
         QueryParameter(description="The namespace's labels joined with `.`", max_length=DEPTH_MAX * (LABEL_MAX + 1)),
@@ -152,56 +180,44 @@ async def get_store_item(
         message = f"must be 1 to {DEPTH_MAX} labels of 1 to {LABEL_MAX} characters (no NUL) joined with `.`"
         raise StoreRequestInvalid(f"namespace {message}.", fields={"namespace": message})
     _no_nul(key, "key")
-    scoped, where = _authorized(request, labels)
+    scoped, where = callers.authorized(labels)
     _screen(scoped, "namespace", key)
-    item = await graph_store.for_subject(principal.subject).aget(scoped, key, refresh_ttl=refresh_ttl)
+    item = await callers.store.aget(scoped, key, refresh_ttl=refresh_ttl)
     if item is None or not matches(item.value, where):
         raise StoreItemNotFound(f"There is no item {key!r} in namespace {namespace!r}.")
     return _item(item, StoreItem)
 
 
-@delete(
+@_in_callers_store(
+    delete,
     "/store/items",
     operation_id="deleteStoreItem",
-    tags=[TAG],
     status_code=204,
     summary="Delete one of the caller's items (nothing to delete is not an error)",
     responses=problem_responses(401, 413, 415, 422),
 )
-async def delete_store_item(
-    request: Request[Any, Any, Any],
-    data: JSONBody[StoreDelete],
-    *,
-    graph_store: NamedDependency[GraphStore],
-    principal: NamedDependency[Principal],
-) -> None:
-    namespace, where = _authorized(request, data.namespace)
+async def delete_store_item(data: JSONBody[StoreDelete], callers: NamedDependency[_CallersStore]) -> None:
+    namespace, where = callers.authorized(data.namespace)
     _screen(namespace, "namespace", data.key)
-    store = graph_store.for_subject(principal.subject)
+    store = callers.store
     if where and (item := await store.aget(namespace, data.key, refresh_ttl=False)) and not matches(item.value, where):
         return  # an item the filter excludes is not there to delete
     await store.adelete(namespace, data.key)
 
 
-@post(
+@_in_callers_store(
+    post,
     "/store/items/search",
     operation_id="searchStoreItems",
-    tags=[TAG],
     status_code=200,
     summary="The caller's items under a namespace prefix, filtered by their values' fields, newest first",
     responses=problem_responses(401, 413, 415, 422, 503),
 )
-async def search_store_items(
-    request: Request[Any, Any, Any],
-    data: JSONBody[StoreSearch],
-    *,
-    graph_store: NamedDependency[GraphStore],
-    principal: NamedDependency[Principal],
-) -> StoreSearchResult:
-    prefix, where = _authorized(request, data.namespace_prefix)
+async def search_store_items(data: JSONBody[StoreSearch], callers: NamedDependency[_CallersStore]) -> StoreSearchResult:
+    prefix, where = callers.authorized(data.namespace_prefix)
     _screen(prefix, "namespace_prefix")  # the filter is the contract's (``StoreSearch``) already
     try:
-        found = await graph_store.for_subject(principal.subject).asearch(
+        found = await callers.store.asearch(
             prefix,
             query=data.query,
             filter=_and_filter(data.filter, where),
@@ -217,25 +233,21 @@ async def search_store_items(
     return StoreSearchResult(items=[_item(item, StoreSearchItem, score=item.score) for item in shown])
 
 
-@post(
+@_in_callers_store(
+    post,
     "/store/namespaces",
     operation_id="listStoreNamespaces",
-    tags=[TAG],
     status_code=200,
     summary="The caller's namespaces, by prefix and suffix (`*` matches any label), to a depth",
     responses=problem_responses(401, 413, 415, 422),
 )
 async def list_store_namespaces(
-    request: Request[Any, Any, Any],
-    data: JSONBody[StoreNamespacesRequest],
-    *,
-    graph_store: NamedDependency[GraphStore],
-    principal: NamedDependency[Principal],
+    data: JSONBody[StoreNamespacesRequest], callers: NamedDependency[_CallersStore]
 ) -> StoreNamespaces:
-    prefix, where = _authorized(request, data.prefix or [])
+    prefix, where = callers.authorized(data.prefix or [])
     _screen(prefix, "prefix")
     _screen(data.suffix or [], "suffix")
-    store = graph_store.for_subject(principal.subject)
+    store = callers.store
     found = await store.alist_namespaces(
         prefix=prefix or None,
         suffix=tuple(data.suffix) if data.suffix else None,
@@ -246,19 +258,6 @@ async def list_store_namespaces(
     if where:
         found = [namespace for namespace in found if await _holds_matching(store, namespace, where)]
     return StoreNamespaces(namespaces=[list(namespace) for namespace in found])
-
-
-def _authorized(request: Request[Any, Any, Any], given: Sequence[str]) -> tuple[tuple[str, ...], MetadataFilter | None]:
-    """The namespace to use (as the ``@auth.on.store`` handler left it in its value) and its filter."""
-    decision = decision_of(request.scope)
-    if decision is None:
-        return tuple(given), None
-    namespace = decision.value.get("namespace")
-    if namespace is None:
-        return tuple(given), decision.where
-    if not isinstance(namespace, list | tuple) or not all(isinstance(label, str) for label in namespace):
-        raise AccessDenied("The service's auth gave a namespace that is not a list of labels.")
-    return tuple(namespace), decision.where
 
 
 def _and_filter(given: dict[str, Any] | None, where: MetadataFilter | None) -> dict[str, Any] | None:
