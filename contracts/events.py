@@ -14,7 +14,7 @@ import msgspec
 
 from contracts.graph_events import GraphPart, InterruptInfo, RunCompleted
 from contracts.ids import RunId, SessionId
-from contracts.responses import ChatResponse, PendingApproval
+from contracts.responses import ChatResponse, NonNegativeInt, PendingApproval, TokenCounts
 from contracts.runs import RunSnapshot, RunStatus
 
 __all__ = (
@@ -70,7 +70,6 @@ TERMINAL_EVENT_TYPES: frozenset[str] = frozenset({"turn_completed", "error", "ru
 """A run ends with exactly one of these: ``turn_completed`` or ``error`` for the support agent's turns,
 ``run_completed`` or ``error`` for a run of a registered graph."""
 
-NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
 Step = Annotated[int, msgspec.Meta(ge=0, description="The graph superstep the node ran in.")]
 Milliseconds = Annotated[float, msgspec.Meta(ge=0)]
 
@@ -159,12 +158,9 @@ class TokenDelta(msgspec.Struct, kw_only=True):
     ]
 
 
-class CostUpdated(msgspec.Struct, kw_only=True):
+class CostUpdated(TokenCounts, kw_only=True):
     """Running totals for the turn."""
 
-    model: str
-    input_tokens: NonNegativeInt
-    output_tokens: NonNegativeInt
     cost_usd: Annotated[
         Annotated[float, msgspec.Meta(ge=0)] | None,
         msgspec.Meta(description="`null` when the model has no known price."),

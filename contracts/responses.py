@@ -19,6 +19,7 @@ __all__ = (
     "Citation",
     "NodeName",
     "PendingApproval",
+    "TokenCounts",
     "TraceEntry",
     "TurnStatus",
     "Usage",
@@ -102,12 +103,18 @@ class TraceEntry(msgspec.Struct, kw_only=True):
     ]
 
 
-class Usage(msgspec.Struct, kw_only=True):
-    """Model usage of the whole turn."""
+class TokenCounts(msgspec.Struct, kw_only=True):
+    """The model and the tokens it read and wrote: the first fields of ``Usage`` and of ``cost_updated``'s data
+    (each adds its ``cost_usd``, described for where it stands)."""
 
     model: str
     input_tokens: NonNegativeInt
     output_tokens: NonNegativeInt
+
+
+class Usage(TokenCounts, kw_only=True):
+    """Model usage of the whole turn."""
+
     cost_usd: Annotated[
         Annotated[float, msgspec.Meta(ge=0)] | None,
         msgspec.Meta(description="`null` when the model has no known price (never a made-up 0)."),

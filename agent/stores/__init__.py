@@ -12,19 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.errors import AgentError
-from agent.stores.graph_store import (
-    STORE_SUBJECT_KEY,
-    VECTORS_FIELD,
-    GraphStore,
-    StoreError,
-    StoreIndex,
-    StoreIndexFailed,
-    StoreIndexUnconfigured,
-    StoreOutsideRun,
-    StoreReservedField,
-    SubjectStore,
-    subject_label,
-)
+from agent.stores import graph_store
+from agent.stores.graph_store import *  # noqa: F403 (the long-term store's names are the stores' too)
 from agent.stores.key_check import RECORD_TYPE, EncryptionKeyError, PlainValuesError, check_key, sealed_record
 from agent.stores.private_files import private_sqlite_file
 from agent.stores.scrubbing import scrub
@@ -39,32 +28,23 @@ if TYPE_CHECKING:
     from agent.config import AgentConfig
     from agent.interactions import InteractionLog
     from agent.sealing import Sealer
+    from agent.stores.graph_store import GraphStore
 
-__all__ = (
+__all__ = [
     "RECORD_TYPE",
-    "STORE_SUBJECT_KEY",
-    "VECTORS_FIELD",
     "AgentStores",
     "EncryptionKeyError",
-    "GraphStore",
     "PlainValuesError",
     "SqliteFileKeyCheck",
-    "StoreError",
-    "StoreIndex",
-    "StoreIndexFailed",
-    "StoreIndexUnconfigured",
-    "StoreOutsideRun",
-    "StoreReservedField",
     "StoreUnavailable",
-    "SubjectStore",
     "check_key",
     "is_store_failure",
     "open_stores",
     "private_sqlite_file",
     "scrub",
     "sealed_record",
-    "subject_label",
-)
+]
+__all__ += graph_store.__all__
 
 
 class StoreUnavailable(AgentError, RuntimeError):
