@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from api.runs.run import Run
     from api.runs.threads import ThreadBook
 
-__all__ = ("answer_on_thread", "enqueue_on_thread", "graph_named", "start_on_thread")
+__all__ = ("answer_on_thread", "enqueue_on_thread", "graph_named", "run_on_thread", "start_on_thread")
 
 
 def graph_named(graphs: GraphRegistry, assistant_id: str) -> RegisteredGraph:
@@ -83,6 +83,38 @@ async def enqueue_on_thread(
     run = await runs.enqueue_graph_run(registered, thread.thread_id, graph_input, options, principal)
     await threads.used(thread, registered.graph_id)
     return run
+
+
+async def run_on_thread(
+    runs: RunRegistry,
+    threads: ThreadBook,
+    registered: RegisteredGraph,
+    thread_id: str | None,
+    graph_input: Any,
+    *,
+    strategy: str,
+    options: GraphRun,
+    principal: Principal,
+    create: bool,
+) -> Run | RunRecord:
+    """A run as the ``multitask_strategy`` asks on a busy thread: queued behind its runs (``enqueue``), refused
+    (``reject``), or started once its run has ended (``interrupt``) or ended and been removed (``rollback``)."""
+    if strategy == "enqueue":
+        return await enqueue_on_thread(
+            runs, threads, registered, thread_id, graph_input, options=options, principal=principal, create=create
+        )
+    return await start_on_thread(
+        runs,
+        threads,
+        registered,
+        thread_id,
+        graph_input,
+        options=options,
+        principal=principal,
+        create=create,
+        interrupt_busy=strategy == "interrupt",
+        rollback_busy=strategy == "rollback",
+    )
 
 
 async def _thread_to_run(

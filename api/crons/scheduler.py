@@ -28,7 +28,7 @@ from api.agent_protocol.requests import read_run_request
 from api.auth import Principal
 from api.crons.book import next_firing, run_request
 from api.crons.schedule import from_ms
-from api.graph_runs import enqueue_on_thread, start_on_thread
+from api.graph_runs import run_on_thread
 from api.runs.errors import SessionBusy, SessionNotFound
 from api.runs.log.records import FINISHED
 from api.stopping import stop_task
@@ -136,33 +136,19 @@ class CronScheduler:
             return "skipped"
         strategy = request.multitask_strategy
         try:
-            if strategy == "enqueue":
-                found = await enqueue_on_thread(
-                    self._runs,
-                    self._runs.threads,
-                    requested.registered,
-                    thread_id,
-                    requested.input,
-                    options=options,
-                    principal=principal,
-                    create=record.thread_id is None,
-                )
-                run_id = found.run_id
-                queued = found.record.snapshot.status == "pending"
-            else:
-                run = await start_on_thread(
-                    self._runs,
-                    self._runs.threads,
-                    requested.registered,
-                    thread_id,
-                    requested.input,
-                    options=options,
-                    principal=principal,
-                    create=record.thread_id is None,
-                    interrupt_busy=strategy == "interrupt",
-                    rollback_busy=strategy == "rollback",
-                )
-                run_id, queued = run.run_id, False
+            found = await run_on_thread(
+                self._runs,
+                self._runs.threads,
+                requested.registered,
+                thread_id,
+                requested.input,
+                strategy=strategy,
+                options=options,
+                principal=principal,
+                create=record.thread_id is None,
+            )
+            run_id = found.run_id
+            queued = strategy == "enqueue" and found.record.snapshot.status == "pending"
         except SessionBusy:
             logger.info("cron %s skipped its firing for %s: its thread is busy (reject)", record.cron_id, firing)
             return "skipped"

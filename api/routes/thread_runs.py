@@ -28,7 +28,7 @@ from api.agent_protocol.results import result_body
 from api.agent_protocol.stream import AgentProtocolStream
 from api.agent_protocol.views import SUPPORT_ASSISTANT_ID, run_view
 from api.auth import Principal
-from api.graph_runs import answer_on_thread, enqueue_on_thread, start_on_thread
+from api.graph_runs import answer_on_thread, run_on_thread
 from api.openapi import problem_responses
 from api.openapi.agent_protocol_stream import AgentProtocolStreamOperation
 from api.routes._services import RUN_SERVICES, RunServices
@@ -358,33 +358,18 @@ async def _start(
             principal=principal,
         )
         return run.run_id, run.session_id, after
-    create = data.if_not_exists == "create"
-    strategy = data.multitask_strategy
-    if strategy == "enqueue":
-        queued = await enqueue_on_thread(
-            runs,
-            threads,
-            requested.registered,
-            thread_id,
-            requested.input,
-            options=requested.options,
-            principal=principal,
-            create=create,
-        )
-        return queued.run_id, queued.record.snapshot.session_id, 0
-    run = await start_on_thread(
+    found = await run_on_thread(
         runs,
         threads,
         requested.registered,
         thread_id,
         requested.input,
+        strategy=data.multitask_strategy,
         options=requested.options,
         principal=principal,
-        create=create,
-        interrupt_busy=strategy == "interrupt",
-        rollback_busy=strategy == "rollback",
+        create=data.if_not_exists == "create",
     )
-    return run.run_id, run.session_id, 0
+    return found.run_id, found.record.snapshot.session_id, 0
 
 
 async def _join(

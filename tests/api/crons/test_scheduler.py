@@ -124,11 +124,11 @@ async def test_a_crons_runs_are_started_as_its_maker_with_its_auth_user(tmp_path
     await store.put(_cron("c1", auth_user=user))
     started: list[Principal] = []
 
-    async def enqueue(*args: Any, principal: Principal, **kwargs: Any) -> Any:
+    async def run_on_thread(*args: Any, principal: Principal, **kwargs: Any) -> Any:
         started.append(principal)
         return SimpleNamespace(run_id="r_0001", record=SimpleNamespace(snapshot=SimpleNamespace(status="running")))
 
-    monkeypatch.setattr(scheduler_module, "enqueue_on_thread", enqueue)
+    monkeypatch.setattr(scheduler_module, "run_on_thread", run_on_thread)
     assert await _scheduler(store, _Clock()).tick() == 1
     await store.close()
 
