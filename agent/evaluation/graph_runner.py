@@ -14,7 +14,6 @@ the case, with an admission that screens what the case sends as the service scre
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import time
@@ -25,6 +24,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from agent.clock import SystemClock, format_timestamp
+from agent.evaluation._epochs import run_epochs
 from agent.evaluation.case_trace import CaseTrace
 from agent.evaluation.graph_cases import as_messages_input
 from agent.evaluation.records import GraphRecord, GraphStep, ToolCall
@@ -115,22 +115,15 @@ async def run_graph_dataset(
         raise ValueError("concurrency and epochs must be at least 1")
     checkpointer = InMemorySaver()
     registered = await load_registered_graph(config_path, graph_id, checkpointer)
-    gate = asyncio.Semaphore(concurrency)
     started_ns, started = time.time_ns(), time.perf_counter()
-    finished = {(r.id, r.epoch): r for r in done}
-    order = {case.id: index for index, case in enumerate(cases)}
-
-    async def one(case: GraphCase, epoch: int) -> GraphRecord:
-        async with gate:
-            record = await run_graph_case(case, registered, epoch=epoch, events_dir=events_dir)
-        if on_case_done is not None:
-            on_case_done(record)
-        return record
-
-    todo = [(c, e) for c in cases for e in range(1, epochs + 1) if (c.id, e) not in finished]
-    fresh = await asyncio.gather(*(one(case, epoch) for case, epoch in todo))
-    kept = [r for key, r in finished.items() if key[0] in order and key[1] <= epochs]
-    records = sorted([*kept, *fresh], key=lambda r: (order[r.id], r.epoch))
+    records = await run_epochs(
+        cases,
+        lambda case, epoch: run_graph_case(case, registered, epoch=epoch, events_dir=events_dir),
+        epochs=epochs,
+        concurrency=concurrency,
+        done=done,
+        on_case_done=on_case_done,
+    )
     return EvalRun(
         provider=provider,
         model=None,

@@ -6,23 +6,19 @@ They are part of ``report.json``, so they change only additively within a report
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
 from agent.evaluation.records import GraphRecord
 from agent.evaluation.support_cases import CaseCategory, TurnExpect
+from agent.llm.answer import ProposedAction
 
 __all__ = ("ActualStatus", "CaseResult", "EvalRun", "NodeTiming", "ProposedAction", "StubSampling", "TurnResult")
 
 ActualStatus = Literal["completed", "refused", "paused", "rejected", "error", "skipped"]
 """A turn's status as its ``ChatResponse`` gives it (``paused`` at the approval, else the state's), or ``error``
 when it raised, or ``skipped`` when an earlier turn failed (or a resume had no pause to answer)."""
-
-
-class ProposedAction(msgspec.Struct, frozen=True, kw_only=True):
-    name: str
-    arguments: dict[str, Any]
 
 
 class NodeTiming(msgspec.Struct, frozen=True, kw_only=True):

@@ -15,7 +15,6 @@ epochs are independent samples, and the same base seed gives the same answers wh
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import tempfile
 import time
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agent.clock import format_timestamp
+from agent.evaluation._epochs import run_epochs
 from agent.evaluation.case_trace import CaseTrace
 from agent.evaluation.graph_runner import case_thread_id, run_graph_case
 from agent.evaluation.records import GraphRecord
@@ -68,25 +68,16 @@ async def run_dataset(
         raise ValueError(f"epochs must be at least 1, got {epochs}")
     await check_provider(config)
     sampling = stub_sampling(config)
-    gate = asyncio.Semaphore(concurrency)
     started_ns, started = time.time_ns(), time.perf_counter()
-    finished = {(r.id, r.epoch): r for r in done}
-    order = {case.id: index for index, case in enumerate(cases)}
-
     with tempfile.TemporaryDirectory(prefix="harness-eval-") as root:
 
         async def one(case: GraphCase, epoch: int) -> CaseResult:
-            async with gate:
-                own = case_config(config, Path(root) / case.id / str(epoch), case.id, epoch, sampling)
-                result = await run_case(case, own, epoch=epoch, events_dir=events_dir)
-            if on_case_done is not None:
-                on_case_done(result)
-            return result
+            own = case_config(config, Path(root) / case.id / str(epoch), case.id, epoch, sampling)
+            return await run_case(case, own, epoch=epoch, events_dir=events_dir)
 
-        todo = [(c, e) for c in cases for e in range(1, epochs + 1) if (c.id, e) not in finished]
-        fresh = await asyncio.gather(*(one(case, epoch) for case, epoch in todo))
-    kept = [r for key, r in finished.items() if key[0] in order and key[1] <= epochs]
-    results = sorted([*kept, *fresh], key=lambda r: (order[r.id], r.epoch))
+        results = await run_epochs(
+            cases, one, epochs=epochs, concurrency=concurrency, done=done, on_case_done=on_case_done
+        )
 
     model = next((t.model for r in results for t in r.turns if t.model), None)
     return EvalRun(

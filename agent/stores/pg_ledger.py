@@ -37,17 +37,11 @@ class PostgresLedger:
             )
 
     async def invoice(self, invoice_id: str) -> Invoice | None:
-        async with self._pool.connection() as connection:
-            row = await (
-                await connection.execute("SELECT * FROM ledger_invoices WHERE invoice_id = %s", (invoice_id,))
-            ).fetchone()
+        row = await self._row("SELECT * FROM ledger_invoices WHERE invoice_id = %s", invoice_id)
         return Invoice(**row) if row else None
 
     async def account(self, account_id: str) -> Account | None:
-        async with self._pool.connection() as connection:
-            row = await (
-                await connection.execute("SELECT * FROM ledger_accounts WHERE account_id = %s", (account_id,))
-            ).fetchone()
+        row = await self._row("SELECT * FROM ledger_accounts WHERE account_id = %s", account_id)
         return Account(**row) if row else None
 
     async def record_refund(self, approval_id: str, invoice: Invoice, at: str) -> bool:
@@ -82,3 +76,8 @@ class PostgresLedger:
             )
             deleted: bool = cursor.rowcount == 1
             return deleted
+
+    async def _row(self, query: str, key: str) -> dict[str, Any] | None:
+        async with self._pool.connection() as connection:
+            row: dict[str, Any] | None = await (await connection.execute(query, (key,))).fetchone()
+        return row
