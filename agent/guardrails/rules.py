@@ -117,7 +117,8 @@ _OTHER_OWNER = (
 _OTHER_OWNER_AFTER = (
     r"(?:the |a |an |your |its |this )?(?:(?:workspace |account |team |billing )?(?:owners?|users?|customers?"
     r"|accounts?|members?|admins?|administrators?|managers?|colleagues?)|root|servers?|database|db|production|prod"
-    r"|service|bot|system|other|another|every|all|each|workspaces|[a-z0-9._%+-]+@[a-z0-9.-]+)"
+    r"|service|bot|system|other|another|every|all|each|workspaces|[a-z0-9._%+-]+@[a-z0-9.-]+"
+    r"|your (?:domain|website|site|platform|infrastructure|backend|servers?|company|cluster|deployment))"
 )
 _NOT_A_PREPOSITION = r"(?:\s+(?!(?:on|for|about|of|to|with|in|and|or)\b)[\w']+){0,2}?"
 _SERVICE = (
@@ -478,12 +479,18 @@ INTENT_RULES: tuple[IntentRule, ...] = (
         r"(?:key|keys|token|tokens|secret|credentials?|password)\b",
         rf"\b{_SECRET}\b{_NOT_A_PROPERTY}{_gap(30)}\b(?:used|needed|required|sent) (?:for|by|with|to call|to reach"
         rf"|to access|in) (?:the |your |its )?{_LLM}\b",
-        triggers=_SECRET_STEMS,
+        rf"\b(?:{_EXTRACT}|hand me|give me|log me into|let me (?:use|into))\b{_gap(40)}\b(?:another (?:user"
+        r"|customer|person|member)'?s?|other (?:users?|customers?|people|members?)'?s?|someone(?: else)?'?s"
+        r"|somebody(?: else)?'?s"
+        r"|(?:the )?(?:previous|last|other|next) (?:user|customer|person)'?s?) (?:(?:active|current|live|open|login) )?"
+        r"(?:sessions?|session (?:ids?|tokens?|cookies?)|logins?)\b",
+        triggers=(*_SECRET_STEMS, "session", "login"),
     ),
     _rule(
         "environment_request",
         "secret_request",
-        rf"\b{_EXTRACT_ENV}\b{_gap(40)}{_ENV}",
+        rf"\b{_EXTRACT_ENV}\b{_gap(40)}{_ENV}(?!{_gap(40)}\b(?:(?:do|should|must|can|will) (?:i|we)"
+        r"|(?:i|we) (?:need|have)|sdks?|cli|client|library|libraries|integration|plugin)\b)",
         rf"\b{_SECRET}\b{_NOT_A_PROPERTY}{_gap(30)}\b(?:in|from|inside|of) (?:your|its|the server's|the service's"
         r"|this server's) (?:environment|env|config(?:uration)?|settings|server|process)\b",
         rf"(?:^|\s){_ENV}{_gap(30)}\b(?:value|values|contents?)\b",

@@ -264,6 +264,21 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "maximum": ("limit",),
     "valid": ("expire",),
     "validity": ("expire",),
+    "pause": ("wait",),
+    "package": ("plan",),
+    "packages": ("plan",),
+    "bigger": ("upgrade",),
+    "smaller": ("downgrade",),
+    "pull": ("export", "download"),
+    "returned": ("refund",),
+    "laptop": ("device",),
+    "computer": ("device",),
+    "calls": ("requests",),
+    "call": ("requests",),
+    "scripts": ("api",),
+    "directory": ("identity", "provider"),
+    "scrambled": ("encrypted",),
+    "swap": ("rotate",),
 }
 """A question's word → the corpus's words for the same thing (every target is a corpus word: a test checks)."""
 
