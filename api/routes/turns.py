@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import nullcontext
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from litestar import Request, Response, post
@@ -16,16 +17,15 @@ from api.auth.streams import hold_stream
 from api.exceptions import RunCancelled, TokenRejected, TurnFailed
 from api.negotiation import wants_event_stream
 from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, ResumeOperation, TurnOperation, problem_responses
+from api.routes._services import RUN_SERVICES, RunServices
 from api.run_streams import held_slot, no_slot, run_stream
 from contracts import ChatRequest, ChatResponse, ResumeRequest
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
-    from api.runs.cluster.quotas import StreamQuota
     from api.runs.registry import RunRegistry
     from api.runs.run import Run
-    from api.runs.stream.follow import RunStreams
     from api.runs.stream.slot import StreamSlot
 
 __all__ = ("chat", "resume_chat")
@@ -33,65 +33,52 @@ __all__ = ("chat", "resume_chat")
 CLIENT_CLOSED_REQUEST = 499
 
 
-@post(
+_turn = partial(post, tags=["turns"], status_code=200, dependencies=RUN_SERVICES)
+"""A route that runs one turn of the agent and answers JSON or SSE as the request's ``Accept`` asks."""
+
+
+@_turn(
     "/chat",
     operation_id="chat",
-    tags=["turns"],
-    status_code=200,
     summary="Send a message: one turn of the agent",
     operation_class=TurnOperation,
     responses=problem_responses(401, 404, 409, 413, 422, 429, 500, 502, 503),
 )
 async def chat(
-    data: JSONBody[ChatRequest],
-    *,
-    request: Request[Any, Any, Any],
-    runs: NamedDependency[RunRegistry],
-    streams: NamedDependency[RunStreams],
-    quota: NamedDependency[StreamQuota],
-    principal: NamedDependency[Principal],
+    data: JSONBody[ChatRequest], *, request: Request[Any, Any, Any], services: NamedDependency[RunServices]
 ) -> Response[Any]:
-    async with _slot_if_streaming(request, quota, principal) as slot:
-        run = await runs.start_turn(data.message, data.session_id, principal)
-    return await _answer(request, runs, streams, run, after=0, slot=slot)
+    async with _slot_if_streaming(request, services) as slot:
+        run = await services.runs.start_turn(data.message, data.session_id, services.principal)
+    return await _answer(request, services, run, after=0, slot=slot)
 
 
-@post(
+@_turn(
     "/chat/resume",
     operation_id="resumeChat",
-    tags=["turns"],
-    status_code=200,
     summary="Approve or reject the action a paused run waits for",
     operation_class=ResumeOperation,
     responses=problem_responses(401, 403, 404, 409, 413, 422, 429, 500, 502, 503),
 )
 async def resume_chat(
-    data: JSONBody[ResumeRequest],
-    *,
-    request: Request[Any, Any, Any],
-    runs: NamedDependency[RunRegistry],
-    streams: NamedDependency[RunStreams],
-    quota: NamedDependency[StreamQuota],
-    principal: NamedDependency[Principal],
+    data: JSONBody[ResumeRequest], *, request: Request[Any, Any, Any], services: NamedDependency[RunServices]
 ) -> Response[Any]:
-    async with _slot_if_streaming(request, quota, principal) as slot:
-        run, cursor = await runs.resume(data, principal)
-    return await _answer(request, runs, streams, run, after=cursor, slot=slot)
+    async with _slot_if_streaming(request, services) as slot:
+        run, cursor = await services.runs.resume(data, services.principal)
+    return await _answer(request, services, run, after=cursor, slot=slot)
 
 
 def _slot_if_streaming(
-    request: Request[Any, Any, Any], quota: StreamQuota, principal: Principal
+    request: Request[Any, Any, Any], services: RunServices
 ) -> AbstractAsyncContextManager[StreamSlot]:
     """A stream slot taken before the turn starts, so a 429 changes nothing; an empty one for JSON."""
     if wants_event_stream(request.headers.get("accept")):
-        return held_slot(quota, principal)
-    return nullcontext(no_slot(quota))
+        return held_slot(services.quota, services.principal)
+    return nullcontext(no_slot(services.quota))
 
 
 async def _answer(
     request: Request[Any, Any, Any],
-    runs: RunRegistry,
-    streams: RunStreams,
+    services: RunServices,
     run: Run,
     *,
     after: int,
@@ -99,8 +86,8 @@ async def _answer(
 ) -> Response[Any]:
     names = {RUN_ID_HEADER: run.run_id, SESSION_ID_HEADER: run.session_id}
     if wants_event_stream(request.headers.get("accept")):
-        return run_stream(streams, run.run_id, after, slot, headers=names)
-    await _wait_settled(request, runs, run, after)
+        return run_stream(services.streams, run.run_id, after, slot, headers=names)
+    await _wait_settled(request, services.runs, run, after)
     if not (run.fenced or run.settled_after(after)):
         return Response(None, status_code=CLIENT_CLOSED_REQUEST)  # nobody is there to read it
     return Response(_outcome(run), headers=names)
