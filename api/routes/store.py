@@ -28,19 +28,8 @@ from api.exceptions import AccessDenied, ApiError, NotFound
 from api.openapi import problem_responses
 from api.request_checks.client_ids import refuse_personal_ids
 from api.runs.metadata_filter import matches
-from contracts.store import (
-    DEPTH_MAX,
-    KEY_MAX,
-    LABEL_MAX,
-    StoreDelete,
-    StoreItem,
-    StoreNamespaces,
-    StoreNamespacesRequest,
-    StorePut,
-    StoreSearch,
-    StoreSearchItem,
-    StoreSearchResult,
-)
+from contracts import store as contract
+from contracts.store import DEPTH_MAX, KEY_MAX, LABEL_MAX
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -63,7 +52,7 @@ __all__ = (
 
 TAG = "agent-protocol"
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-Shown = TypeVar("Shown", bound=StoreItem)
+Shown = TypeVar("Shown", bound=contract.StoreItem)
 
 
 class StoreItemNotFound(NotFound):
@@ -138,7 +127,7 @@ def _in_callers_store(route: type[HTTPRouteHandler], path: str, **kwargs: Any) -
     summary="Store an item (a JSON object) in one of the caller's namespaces",
     responses=problem_responses(401, 413, 415, 422, 503),
 )
-async def put_store_item(data: JSONBody[StorePut], callers: NamedDependency[_CallersStore]) -> None:
+async def put_store_item(data: JSONBody[contract.StorePut], callers: NamedDependency[_CallersStore]) -> None:
     namespace, where = callers.authorized(data.namespace)
     _screen(namespace, "namespace", data.key)
     _no_nul(data.value, "value")
@@ -174,7 +163,7 @@ async def get_store_item(
     refresh_ttl: Annotated[
         bool, QueryParameter(description="Renew the item's TTL (the store's default, as when it is left out: yes)")
     ] = True,
-) -> StoreItem:
+) -> contract.StoreItem:
     labels = namespace.split(".") if namespace else []
     if len(labels) > DEPTH_MAX or any(not 0 < len(label) <= LABEL_MAX or "\x00" in label for label in labels):
         message = f"must be 1 to {DEPTH_MAX} labels of 1 to {LABEL_MAX} characters (no NUL) joined with `.`"
@@ -185,7 +174,7 @@ async def get_store_item(
     item = await callers.store.aget(scoped, key, refresh_ttl=refresh_ttl)
     if item is None or not matches(item.value, where):
         raise StoreItemNotFound(f"There is no item {key!r} in namespace {namespace!r}.")
-    return _item(item, StoreItem)
+    return _item(item, contract.StoreItem)
 
 
 @_in_callers_store(
@@ -196,7 +185,7 @@ async def get_store_item(
     summary="Delete one of the caller's items (nothing to delete is not an error)",
     responses=problem_responses(401, 413, 415, 422),
 )
-async def delete_store_item(data: JSONBody[StoreDelete], callers: NamedDependency[_CallersStore]) -> None:
+async def delete_store_item(data: JSONBody[contract.StoreDelete], callers: NamedDependency[_CallersStore]) -> None:
     namespace, where = callers.authorized(data.namespace)
     _screen(namespace, "namespace", data.key)
     store = callers.store
@@ -213,7 +202,9 @@ async def delete_store_item(data: JSONBody[StoreDelete], callers: NamedDependenc
     summary="The caller's items under a namespace prefix, filtered by their values' fields, newest first",
     responses=problem_responses(401, 413, 415, 422, 503),
 )
-async def search_store_items(data: JSONBody[StoreSearch], callers: NamedDependency[_CallersStore]) -> StoreSearchResult:
+async def search_store_items(
+    data: JSONBody[contract.StoreSearch], callers: NamedDependency[_CallersStore]
+) -> contract.StoreSearchResult:
     prefix, where = callers.authorized(data.namespace_prefix)
     _screen(prefix, "namespace_prefix")  # the filter is the contract's (``StoreSearch``) already
     try:
@@ -230,7 +221,7 @@ async def search_store_items(data: JSONBody[StoreSearch], callers: NamedDependen
     except StoreIndexFailed as exc:
         raise StoreIndexUnavailable(f"The query was not run: {exc}.") from None
     shown = [item for item in found if matches(item.value, where)]
-    return StoreSearchResult(items=[_item(item, StoreSearchItem, score=item.score) for item in shown])
+    return contract.StoreSearchResult(items=[_item(item, contract.StoreSearchItem, score=item.score) for item in shown])
 
 
 @_in_callers_store(
@@ -242,8 +233,8 @@ async def search_store_items(data: JSONBody[StoreSearch], callers: NamedDependen
     responses=problem_responses(401, 413, 415, 422),
 )
 async def list_store_namespaces(
-    data: JSONBody[StoreNamespacesRequest], callers: NamedDependency[_CallersStore]
-) -> StoreNamespaces:
+    data: JSONBody[contract.StoreNamespacesRequest], callers: NamedDependency[_CallersStore]
+) -> contract.StoreNamespaces:
     prefix, where = callers.authorized(data.prefix or [])
     _screen(prefix, "prefix")
     _screen(data.suffix or [], "suffix")
@@ -257,7 +248,7 @@ async def list_store_namespaces(
     )
     if where:
         found = [namespace for namespace in found if await _holds_matching(store, namespace, where)]
-    return StoreNamespaces(namespaces=[list(namespace) for namespace in found])
+    return contract.StoreNamespaces(namespaces=[list(namespace) for namespace in found])
 
 
 def _and_filter(given: dict[str, Any] | None, where: MetadataFilter | None) -> dict[str, Any] | None:
