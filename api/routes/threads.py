@@ -11,20 +11,20 @@ from typing import Annotated, Any
 
 from litestar import delete, get, post
 from litestar.di import NamedDependency
+from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath, JSONBody, QueryParameter
 
-from agent.graphs import SUPPORT_GRAPH_ID, GraphRegistry
+from agent.graphs import SUPPORT_GRAPH_ID
 from api.agent_protocol.state import thread_graph, thread_history, thread_state, update_thread_state
 from api.agent_protocol.views import thread_metadata, thread_view
 from api.auth import Principal
 from api.exceptions import ThreadExists
 from api.openapi import problem_responses
+from api.routes._services import RUN_SERVICES, RunServices
 from api.runs.erasure import SessionErasure
 from api.runs.errors import RunRequestInvalid, SessionBusy
 from api.runs.log.threads import ThreadRecord
-from api.runs.registry import RunRegistry
 from api.runs.thread_copy import copy_thread
-from api.runs.threads import ThreadBook
 from contracts.agent_protocol import (
     ThreadCreate,
     ThreadHistoryRequest,
@@ -51,10 +51,15 @@ __all__ = (
 TAG = "agent-protocol"
 
 
-@post(
+def _thread_route(route: type[HTTPRouteHandler], path: str, **kwargs: Any) -> HTTPRouteHandler:
+    """A route of the Agent Protocol's threads, given ``services``."""
+    return route(path, tags=[TAG], dependencies=RUN_SERVICES, **kwargs)
+
+
+@_thread_route(
+    post,
     "/threads",
     operation_id="createThread",
-    tags=[TAG],
     status_code=200,
     summary="Create a thread (a session): with an id of the client's, or one the service makes",
     responses=problem_responses(401, 404, 409, 413, 415, 422),
@@ -62,39 +67,33 @@ TAG = "agent-protocol"
 async def create_thread(
     data: JSONBody[ThreadCreate],
     *,
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    principal: NamedDependency[Principal],
+    services: NamedDependency[RunServices],
 ) -> ThreadSummary:
-    thread, created = await threads.create(data.thread_id, dict(data.metadata or {}), principal)
+    thread, created = await services.threads.create(data.thread_id, dict(data.metadata or {}), services.principal)
     if not created and data.if_exists == "raise":
         raise ThreadExists(f"Thread {thread.thread_id} exists; ask with if_exists `do_nothing` to get it.")
-    return await summary(runs, graphs, threads, thread)
+    return await summary(services, thread)
 
 
-@get(
+@_thread_route(
+    get,
     "/threads/{thread_id:str}",
     operation_id="getThread",
-    tags=[TAG],
     summary="A thread: its status, metadata and current values",
     responses=problem_responses(401, 404),
 )
 async def get_thread(
     thread_id: FromPath[str],
     *,
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    principal: NamedDependency[Principal],
+    services: NamedDependency[RunServices],
 ) -> ThreadSummary:
-    return await summary(runs, graphs, threads, await threads.get(thread_id, principal))
+    return await summary(services, await services.threads.get(thread_id, services.principal))
 
 
-@delete(
+@_thread_route(
+    delete,
     "/threads/{thread_id:str}",
     operation_id="deleteThread",
-    tags=[TAG],
     status_code=204,
     summary="Delete a thread: its runs end, then everything kept of it is erased",
     responses=problem_responses(401, 404, 409, 422),
@@ -105,10 +104,10 @@ async def delete_thread(
     await erasure.erase_session(thread_id, principal)
 
 
-@post(
+@_thread_route(
+    post,
     "/threads/{thread_id:str}/copy",
     operation_id="copyThread",
-    tags=[TAG],
     status_code=200,
     summary="Copy a thread: a new thread of the caller's with its graph, metadata and checkpoints (not its runs)",
     responses=problem_responses(401, 404, 409, 422),
@@ -116,20 +115,19 @@ async def delete_thread(
 async def copy_thread_route(
     thread_id: FromPath[str],
     *,
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
+    services: NamedDependency[RunServices],
     erasure: NamedDependency[SessionErasure],
-    principal: NamedDependency[Principal],
 ) -> ThreadSummary:
-    copied = await copy_thread(threads, runs.agent.stores.checkpointer, erasure, thread_id, principal)
-    return await summary(runs, graphs, threads, copied)
+    copied = await copy_thread(
+        services.threads, services.runs.agent.stores.checkpointer, erasure, thread_id, services.principal
+    )
+    return await summary(services, copied)
 
 
-@post(
+@_thread_route(
+    post,
     "/threads/search",
     operation_id="searchThreads",
-    tags=[TAG],
     status_code=200,
     summary="The caller's threads, filtered by metadata, id and status",
     responses=problem_responses(401, 413, 415, 422),
@@ -137,52 +135,47 @@ async def copy_thread_route(
 async def search_threads(
     data: JSONBody[ThreadSearch],
     *,
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    principal: NamedDependency[Principal],
+    services: NamedDependency[RunServices],
 ) -> list[ThreadSummary]:
     found = [
         thread
-        for thread in await threads.search(principal)
+        for thread in await services.threads.search(services.principal)
         if (data.ids is None or thread.thread_id in data.ids)
         and _contains(thread_metadata(thread), data.metadata or {})
     ]
     statuses: dict[str, ThreadStatus] = {}
     if data.status is not None or data.sort_by == "status":
-        statuses = {thread.thread_id: await _status(runs, threads, thread.thread_id) for thread in found}
+        statuses = {thread.thread_id: await _status(services, thread.thread_id) for thread in found}
         found = [thread for thread in found if data.status in (None, statuses[thread.thread_id])]
     newest_first = data.sort_order != "asc"
     if data.sort_by == "status":
         found.sort(key=lambda thread: statuses[thread.thread_id], reverse=newest_first)
     else:
         found.sort(key=attrgetter(data.sort_by or "updated_at"), reverse=newest_first)
-    return [await summary(runs, graphs, threads, thread) for thread in found[data.offset : data.offset + data.limit]]
+    return [await summary(services, thread) for thread in found[data.offset : data.offset + data.limit]]
 
 
-@get(
+@_thread_route(
+    get,
     "/threads/{thread_id:str}/state",
     operation_id="getThreadState",
-    tags=[TAG],
     summary="The thread's current state (its latest checkpoint)",
     responses=problem_responses(401, 404, 422),
 )
 async def get_thread_state(
     thread_id: FromPath[str],
     *,
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    principal: NamedDependency[Principal],
+    services: NamedDependency[RunServices],
     subgraphs: Annotated[bool, QueryParameter(description="Accepted; subgraph states are not nested.")] = False,
 ) -> ThreadState:
     del subgraphs
-    return await thread_state(graphs, await threads.get(thread_id, principal))
+    return await thread_state(services.graphs, await services.threads.get(thread_id, services.principal))
 
 
-@post(
+@_thread_route(
+    post,
     "/threads/{thread_id:str}/state",
     operation_id="updateThreadState",
-    tags=[TAG],
     status_code=200,
     summary="Write the thread's state as a node would (not while a run runs or waits)",
     responses=problem_responses(401, 404, 409, 413, 415, 422),
@@ -191,24 +184,22 @@ async def update_thread_state_route(
     thread_id: FromPath[str],
     data: JSONBody[ThreadStateUpdate],
     *,
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    principal: NamedDependency[Principal],
+    services: NamedDependency[RunServices],
 ) -> ThreadStateUpdated:
-    thread = await threads.get(thread_id, principal)
-    if thread_graph(graphs, thread).graph_id == SUPPORT_GRAPH_ID:
+    thread = await services.threads.get(thread_id, services.principal)
+    if thread_graph(services.graphs, thread).graph_id == SUPPORT_GRAPH_ID:
         raise RunRequestInvalid("The support agent's state is written by its turns only (its guardrails see all).")
-    if (active := await threads.active_run(thread_id)) is not None:
+    if (active := await services.threads.active_run(thread_id)) is not None:
         raise SessionBusy(f"Thread {thread_id} has run {active} unfinished.", run_id=active)
-    checkpoint = await update_thread_state(graphs, thread, data.values, data.as_node)
-    await threads.used(thread, thread_graph(graphs, thread).graph_id)
+    checkpoint = await update_thread_state(services.graphs, thread, data.values, data.as_node)
+    await services.threads.used(thread, thread_graph(services.graphs, thread).graph_id)
     return ThreadStateUpdated(checkpoint=checkpoint)
 
 
-@post(
+@_thread_route(
+    post,
     "/threads/{thread_id:str}/history",
     operation_id="getThreadHistory",
-    tags=[TAG],
     status_code=200,
     summary="The thread's past states, newest first",
     responses=problem_responses(401, 404, 413, 415, 422),
@@ -217,30 +208,29 @@ async def get_thread_history(
     thread_id: FromPath[str],
     data: JSONBody[ThreadHistoryRequest],
     *,
-    graphs: NamedDependency[GraphRegistry],
-    threads: NamedDependency[ThreadBook],
-    principal: NamedDependency[Principal],
+    services: NamedDependency[RunServices],
 ) -> list[ThreadState]:
-    thread = await threads.get(thread_id, principal)
-    return await thread_history(graphs, thread, limit=data.limit, before=data.before)
+    thread = await services.threads.get(thread_id, services.principal)
+    return await thread_history(services.graphs, thread, limit=data.limit, before=data.before)
 
 
-async def summary(runs: RunRegistry, graphs: GraphRegistry, threads: ThreadBook, thread: ThreadRecord) -> ThreadSummary:
+async def summary(services: RunServices, thread: ThreadRecord) -> ThreadSummary:
     """The thread as the Agent Server shows it: status from its runs, values and interrupts from its state."""
-    state = await thread_state(graphs, thread)
+    state = await thread_state(services.graphs, thread)
     return thread_view(
         thread,
-        status=await _status(runs, threads, thread.thread_id),
+        status=await _status(services, thread.thread_id),
         values=state.values if state.checkpoint is not None else None,
         interrupts=[ThreadInterrupt(value=interrupt.value, id=interrupt.id) for interrupt in state.interrupts],
     )
 
 
-async def _status(runs: RunRegistry, threads: ThreadBook, thread_id: str) -> ThreadStatus:
+async def _status(services: RunServices, thread_id: str) -> ThreadStatus:
     """``busy`` while a run runs, ``interrupted`` while one waits at an interrupt, ``error`` when the newest run
     failed (a cancelled one leaves the thread ``idle``), else ``idle``."""
+    threads = services.threads
     active = await threads.active_run(thread_id)
-    found = None if active is None else await runs.find(active)
+    found = None if active is None else await services.runs.find(active)
     if found is not None:
         return "interrupted" if found.current_snapshot().status == "waiting" else "busy"
     last = await threads.last_run(thread_id)
