@@ -4,10 +4,11 @@ graph and schemas). They are read-only: a graph is registered by the service's `
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 
 from litestar import Request, get, post
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, QueryParameter
 
 from agent.graphs import GraphRegistry, RegisteredGraph
@@ -23,6 +24,24 @@ from contracts.agent_protocol import Assistant, AssistantSearch, GraphSchema
 __all__ = ("get_assistant", "get_assistant_graph", "get_assistant_schemas", "search_assistants")
 
 TAG = "agent-protocol"
+
+
+def _visible(
+    request: Request[Any, Any, Any],
+    assistant_id: FromPath[str],
+    graphs: NamedDependency[GraphRegistry],
+    runs: NamedDependency[RunRegistry],
+) -> RegisteredGraph:
+    """The graph the path names, unless langgraph.json's auth filters its assistant out (404, as no such one)."""
+    registered = graph_named(graphs, assistant_id)
+    decision = decision_of(request.scope)
+    if decision is not None and not matches(assistant_view(registered, runs.started_at).metadata or {}, decision.where):
+        raise AssistantNotFound(f"There is no assistant {assistant_id!r}.")
+    return registered
+
+
+_of_an_assistant = partial(get, tags=[TAG], dependencies={"assistant": Provide(_visible, sync_to_thread=False)})
+"""A route of one assistant: given ``assistant``, the graph its path names, as the caller may see it."""
 
 
 @post(
@@ -53,34 +72,24 @@ async def search_assistants(
     return found[data.offset : data.offset + data.limit]
 
 
-@get(
+@_of_an_assistant(
     "/assistants/{assistant_id:str}",
     operation_id="getAssistant",
-    tags=[TAG],
     summary="An assistant, by its id or its graph id",
     responses=problem_responses(401, 404),
 )
-async def get_assistant(
-    request: Request[Any, Any, Any],
-    assistant_id: FromPath[str],
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-) -> Assistant:
-    return assistant_view(_visible(request, graphs, assistant_id, runs), runs.started_at)
+async def get_assistant(assistant: NamedDependency[RegisteredGraph], runs: NamedDependency[RunRegistry]) -> Assistant:
+    return assistant_view(assistant, runs.started_at)
 
 
-@get(
+@_of_an_assistant(
     "/assistants/{assistant_id:str}/graph",
     operation_id="getAssistantGraph",
-    tags=[TAG],
     summary="The assistant's graph as LangGraph draws it (nodes and edges)",
     responses=problem_responses(401, 404, 422),
 )
 async def get_assistant_graph(
-    request: Request[Any, Any, Any],
-    assistant_id: FromPath[str],
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
+    assistant: NamedDependency[RegisteredGraph],
     xray: Annotated[
         str,
         QueryParameter(
@@ -89,9 +98,8 @@ async def get_assistant_graph(
         ),
     ] = "false",
 ) -> dict[str, Any]:
-    registered = _visible(request, graphs, assistant_id, runs)
     levels: bool | int = int(xray) if xray.isdigit() else xray.lower() == "true"
-    async with registered.graph_for({"configurable": {}}) as graph:
+    async with assistant.graph_for({"configurable": {}}) as graph:
         drawn = graph.get_graph(xray=levels).to_json()
     for node in drawn.get("nodes", []):
         if isinstance(node.get("data"), dict):
@@ -99,31 +107,14 @@ async def get_assistant_graph(
     return drawn
 
 
-@get(
+@_of_an_assistant(
     "/assistants/{assistant_id:str}/schemas",
     operation_id="getAssistantSchemas",
-    tags=[TAG],
     summary="The JSON schemas of the assistant's input, output, state, config and context",
     responses=problem_responses(401, 404),
 )
-async def get_assistant_schemas(
-    request: Request[Any, Any, Any],
-    assistant_id: FromPath[str],
-    runs: NamedDependency[RunRegistry],
-    graphs: NamedDependency[GraphRegistry],
-) -> GraphSchema:
-    return schema_view(_visible(request, graphs, assistant_id, runs))
-
-
-def _visible(
-    request: Request[Any, Any, Any], graphs: GraphRegistry, assistant_id: str, runs: RunRegistry
-) -> RegisteredGraph:
-    """The graph the path names, unless langgraph.json's auth filters its assistant out (404, as no such one)."""
-    registered = graph_named(graphs, assistant_id)
-    decision = decision_of(request.scope)
-    if decision is not None and not matches(assistant_view(registered, runs.started_at).metadata or {}, decision.where):
-        raise AssistantNotFound(f"There is no assistant {assistant_id!r}.")
-    return registered
+async def get_assistant_schemas(assistant: NamedDependency[RegisteredGraph]) -> GraphSchema:
+    return schema_view(assistant)
 
 
 def _contains(metadata: dict[str, Any], wanted: dict[str, Any]) -> bool:
