@@ -8,6 +8,7 @@ and time zone read then (``422 cron_request_invalid``). The scheduler (``api.cro
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from litestar import Request, delete, patch, post
@@ -24,13 +25,13 @@ from contracts.crons import Cron, CronCount, CronCreate, CronSearch, CronUpdate
 __all__ = ("count_crons", "create_cron", "create_thread_cron", "delete_cron", "search_crons", "update_cron")
 
 TAG = "agent-protocol"
+_makes = partial(post, tags=[TAG], status_code=200)
+"""A POST of the crons' routes: it answers 200 (what it made or found), not Litestar's 201."""
 
 
-@post(
+@_makes(
     "/runs/crons",
     operation_id="createCron",
-    tags=[TAG],
-    status_code=200,
     summary="Make a cron whose every firing runs on a new thread",
     responses=problem_responses(401, 413, 415, 422),
 )
@@ -44,11 +45,9 @@ async def create_cron(
     return cron_view(await crons.create(data, principal, None, threads))
 
 
-@post(
+@_makes(
     "/threads/{thread_id:str}/runs/crons",
     operation_id="createThreadCron",
-    tags=[TAG],
-    status_code=200,
     summary="Make a cron that runs on the thread at each firing",
     responses=problem_responses(401, 404, 413, 415, 422),
 )
@@ -64,11 +63,9 @@ async def create_thread_cron(
     return cron_view(await crons.create(data, principal, thread_id, await _threads_read(request, threads, thread_id)))
 
 
-@post(
+@_makes(
     "/runs/crons/search",
     operation_id="searchCrons",
-    tags=[TAG],
-    status_code=200,
     summary="The caller's crons, filtered and sorted",
     responses=problem_responses(401, 413, 415, 422),
 )
@@ -78,11 +75,9 @@ async def search_crons(
     return [cron_view(record) for record in await crons.search(data, principal)]
 
 
-@post(
+@_makes(
     "/runs/crons/count",
     operation_id="countCrons",
-    tags=[TAG],
-    status_code=200,
     summary="How many of the caller's crons match",
     responses=problem_responses(401, 413, 415, 422),
 )
