@@ -61,6 +61,10 @@ _WORD = re.compile(r"[a-z0-9']+")
 _MIN_BUCKETS = 200
 """A message with fewer distinct buckets is scored as if it had this many: one or two words ("orders") would
 otherwise be decided by a single heavy n-gram; a message this short is left to the rules."""
+_MIN_WORDS = 4
+"""The classifier decides only a message with this many words in one of its readings (decoded payloads count):
+"configuration", "Earlier answer." or an identifier such as ``output_tokens`` scored above the threshold, and a
+message this short is left to the rules."""
 _LONG_RUN = re.compile(r"[a-z0-9+/=]{24,}")
 """A run of letters and digits too long for a word: an encoded payload, read through its decoding instead."""
 
@@ -168,6 +172,8 @@ def _sigmoid(x: float) -> float:
 
 def learned_reason(text: NormalizedText) -> RefusalReason | None:
     """The reason to refuse when the attack head reaches the threshold (named by the secret head), else ``None``."""
+    if max(len(_WORD.findall(reading)) for reading in readings(text)) < _MIN_WORDS:
+        return None
     attack, secret = score(text)
     if attack < _model().threshold:
         return None
