@@ -8,12 +8,15 @@ nothing about the route's parameters, and nothing of its OpenAPI operation, chan
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
+from litestar import post
 from litestar.di import NamedDependency, Provide
 
 from agent.graphs import GraphRegistry
 from api.auth import Principal
+from api.openapi import problem_responses
 from api.runs.cluster.quotas import StreamQuota
 from api.runs.registry import RunRegistry
 from api.runs.stream.follow import RunStreams
@@ -22,7 +25,7 @@ from api.runs.threads import ThreadBook
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ("RUN_SERVICES", "RunServices")
+__all__ = ("CHAT_STARTS", "RUN_SERVICES", "RunServices", "turn_route")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,3 +52,8 @@ def _run_services(
 
 RUN_SERVICES: Mapping[str, Provide] = {"services": Provide(_run_services, sync_to_thread=False)}
 """A route's ``dependencies``: its ``services`` parameter."""
+
+turn_route = partial(post, tags=["turns"], status_code=200, dependencies=RUN_SERVICES)
+"""A POST that runs a turn of a graph for a chat protocol (the service's own, AG-UI, the AI SDK)."""
+CHAT_STARTS = problem_responses(401, 403, 404, 409, 413, 422, 429, 503)
+"""What a chat protocol's turn may be refused with."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from litestar import post
 from litestar.di import NamedDependency
 from litestar.params import JSONBody
 from litestar.response import Stream
@@ -15,10 +14,10 @@ from agent.graphs import SUPPORT_GRAPH_ID
 from api.agui import AgUiStream, AgUiTranslator, graph_turn, requested_turn, run_options
 from api.chat_runs import AG_UI_MODES, open_graph_run, open_support_run
 from api.graph_runs import graph_named
-from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, problem_responses
+from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER
 from api.openapi.agui_operation import AgUiOperation
 from api.routes._params import AssistantId
-from api.routes._services import RUN_SERVICES, RunServices
+from api.routes._services import CHAT_STARTS, RunServices, turn_route
 from api.run_streams import held_slot, run_stream
 from contracts.agui import AgUiGraphRunInput, AgUiRunInput
 
@@ -28,14 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ("ag_ui", "ag_ui_graph")
 
-_runs_over_ag_ui = partial(
-    post,
-    tags=["turns"],
-    status_code=200,
-    operation_class=AgUiOperation,
-    responses=problem_responses(401, 403, 404, 409, 413, 422, 429, 503),
-    dependencies=RUN_SERVICES,
-)
+_runs_over_ag_ui = partial(turn_route, operation_class=AgUiOperation, responses=CHAT_STARTS)
 
 
 @_runs_over_ag_ui(

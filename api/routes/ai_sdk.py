@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any
 
-from litestar import Response, get, post
+from litestar import Response, get
 from litestar.di import NamedDependency
 from litestar.params import JSONBody, PathParameter
 
@@ -18,7 +18,7 @@ from api.chat_runs import AI_SDK_MODES, OpenedRun, open_graph_run, open_support_
 from api.graph_runs import graph_named
 from api.openapi import ENDED_STREAM_RESPONSE, RUN_ID_HEADER, SESSION_ID_HEADER, SESSION_ID_PATTERN, problem_responses
 from api.routes._params import AssistantId
-from api.routes._services import RUN_SERVICES, RunServices
+from api.routes._services import CHAT_STARTS, RUN_SERVICES, RunServices, turn_route
 from api.run_streams import held_slot, open_slot, run_stream
 from contracts.ai_sdk import AiSdkChatRequest
 
@@ -30,14 +30,7 @@ __all__ = ("ai_sdk_chat", "ai_sdk_graph_chat", "ai_sdk_graph_reconnect", "ai_sdk
 ChatId = Annotated[
     str, PathParameter(pattern=SESSION_ID_PATTERN, description="The chat's id (`id` of its POSTs): the thread.")
 ]
-_starts_chat = partial(
-    post,
-    tags=["turns"],
-    status_code=200,
-    operation_class=AiSdkChatOperation,
-    responses=problem_responses(401, 403, 404, 409, 413, 422, 429, 503),
-    dependencies=RUN_SERVICES,
-)
+_starts_chat = partial(turn_route, operation_class=AiSdkChatOperation, responses=CHAT_STARTS)
 _reconnects = partial(
     get,
     tags=["turns"],

@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import nullcontext
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from litestar import Request, Response, post
+from litestar import Request, Response
 from litestar.di import NamedDependency
 from litestar.params import JSONBody
 
@@ -17,7 +16,7 @@ from api.auth.streams import hold_stream
 from api.exceptions import RunCancelled, TokenRejected, TurnFailed
 from api.negotiation import wants_event_stream
 from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER, ResumeOperation, TurnOperation, problem_responses
-from api.routes._services import RUN_SERVICES, RunServices
+from api.routes._services import RunServices, turn_route
 from api.run_streams import held_slot, no_slot, run_stream
 from contracts import ChatRequest, ChatResponse, ResumeRequest
 
@@ -33,11 +32,7 @@ __all__ = ("chat", "resume_chat")
 CLIENT_CLOSED_REQUEST = 499
 
 
-_turn = partial(post, tags=["turns"], status_code=200, dependencies=RUN_SERVICES)
-"""A route that runs one turn of the agent and answers JSON or SSE as the request's ``Accept`` asks."""
-
-
-@_turn(
+@turn_route(
     "/chat",
     operation_id="chat",
     summary="Send a message: one turn of the agent",
@@ -52,7 +47,7 @@ async def chat(
     return await _answer(request, services, run, after=0, slot=slot)
 
 
-@_turn(
+@turn_route(
     "/chat/resume",
     operation_id="resumeChat",
     summary="Approve or reject the action a paused run waits for",
