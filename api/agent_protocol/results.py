@@ -28,6 +28,7 @@ __all__ = ("result_body", "run_result")
 
 _KEEPALIVE = b"\n"
 _SETTLED = frozenset({*TERMINAL_EVENT_TYPES, "paused"})
+_UNSETTLED = frozenset({"pending", "running"})
 
 
 class _UntilSettled:
@@ -37,14 +38,14 @@ class _UntilSettled:
     heartbeat = _KEEPALIVE
 
     def __init__(self) -> None:
-        self.settled = False
+        self._settled = False
 
     def encode(self, events: Sequence[StoredEvent]) -> bytes:
-        self.settled = events[-1].type in _SETTLED  # a pause followed by more events was resumed since
+        self._settled = events[-1].type in _SETTLED  # a pause followed by more events was resumed since
         return b""
 
     def finished(self, events: Sequence[StoredEvent]) -> bool:
-        return self.settled
+        return self._settled
 
 
 def run_result(record: RunRecord) -> Any:
@@ -63,12 +64,12 @@ def run_result(record: RunRecord) -> Any:
 
 async def result_body(runs: RunRegistry, streams: RunStreams, run_id: str, after: int) -> AsyncIterator[bytes]:
     """Keepalives until the run settles after ``after``, then its result (or its state so far, module doc)."""
-    until_settled = _UntilSettled()
-    async for chunk in streams.follow(run_id, after, until_settled):
+    async for chunk in streams.follow(run_id, after, _UntilSettled()):
         yield chunk
-    if not until_settled.settled:
+    found = await runs.find(run_id)
+    assert found is not None, "a run followed has a record"
+    record = found.record
+    if record.snapshot.status in _UNSETTLED:  # the follow lasted HARNESS_STREAM_MAX_S, or the service is stopping
         yield msgspec.json.encode(values_so_far(await streams.committed(run_id)))
-        return
-    record = await runs.find(run_id)
-    assert record is not None, "a run that settled has a record"
-    yield msgspec.json.encode(run_result(record.record))
+    else:  # settled, whether the follow saw its last event or it ended without one (a pending run cancelled)
+        yield msgspec.json.encode(run_result(record))
