@@ -18,8 +18,9 @@ What it returns and the value as it left it (``Decision``) are kept for the rout
 - crons: as threads, on the request's ``CronBook`` (a cron the filter excludes is a 404, absent from searches and
   counts; metadata the handler wrote is kept on a cron it creates).
 
-Ownership by subject holds beneath all of it: a filter narrows what a subject sees, never widens it. The
-service's own routes that name no thread (``/approvals``, sessions, knowledge) call no handler: their objects are
+Ownership by subject holds beneath all of it: a filter narrows what a subject sees, never widens it. ``GET
+/approvals`` is a search of interrupted threads (``threads.search``): an approval whose thread the filter excludes is
+not listed. The service's other routes that name no thread (sessions, knowledge) call no handler: their objects are
 the subject's by ownership alone.
 """
 
@@ -261,6 +262,11 @@ ROUTE_ACTIONS: dict[str, tuple[str, str, Callable[[Mapping[str, Any], Mapping[st
     "getRunCase": _READ_THREAD,
     "postRunFeedback": _READ_THREAD,
     "cancelRun": ("threads", "update", _thread_update),
+    "listApprovals": (
+        "threads",
+        "search",
+        lambda path, query, body: _thread_search(path, query, {"status": "interrupted"}),
+    ),
     "runAgUi": ("threads", "create_run", _chat_run("threadId")),
     "runAgUiGraph": ("threads", "create_run", _chat_run("threadId")),
     "aiSdkChat": ("threads", "create_run", _chat_run("id")),

@@ -269,6 +269,36 @@ async def test_a_hidden_thread_is_not_found_whichever_way_it_is_reached(tmp_path
     assert shown_task["result"]["id"] == shown_run
 
 
+async def test_the_approvals_inbox_lists_no_interrupt_of_a_thread_the_filter_hides(tmp_path: Path) -> None:
+    """``GET /approvals`` is a search of interrupted threads: alice's run waiting on her own hidden thread is hers by
+    ownership, and the filter keeps it out of her inbox as it keeps the thread out of her searches."""
+    async with AsyncExitStack() as stack:
+        process = HarnessProcess(env(tmp_path), args=["--config", str(PROJECT)])
+        stack.callback(process.close)
+        await process.start()
+        http = await stack.enter_async_context(httpx.AsyncClient(base_url=process.url, timeout=60, headers=ALICE))
+        asks = {"hidden": "approve: the hidden one", "shown": "approve: the shown one"}
+        for visibility, message in asks.items():
+            waiting = await http.post(
+                f"/threads/{visibility}-thread/runs/wait",
+                json={
+                    "assistant_id": "echo",
+                    "input": {"messages": [{"role": "user", "content": message}]},
+                    "if_not_exists": "create",
+                    "metadata": {"visibility": visibility},
+                },
+            )
+            assert "__interrupt__" in waiting.json(), waiting.text
+        inbox = await http.get("/approvals")
+        bobs = await http.get("/approvals", headers=BOB)
+
+    assert inbox.status_code == 200, inbox.text
+    assert [(item["session_id"], item["summary"]) for item in inbox.json()["approvals"]] == [
+        ("shown-thread", "Echo the shown one")
+    ]
+    assert bobs.json()["approvals"] == [], "bob's team sees the shown thread; ownership still keeps alice's run hers"
+
+
 @pytest.mark.parametrize(
     ("auth", "extra", "problem"),
     [
