@@ -45,7 +45,15 @@ if TYPE_CHECKING:
     from api.auth.custom import CustomAuth
     from api.runs.threads import ThreadBook
 
-__all__ = ("ROUTE_ACTIONS", "Decision", "authorize_route", "decision_of", "narrowed_threads", "narrowing")
+__all__ = (
+    "ROUTE_ACTIONS",
+    "Decision",
+    "authorize_route",
+    "decision_of",
+    "narrowed_threads",
+    "narrowing",
+    "thread_create_value",
+)
 
 _DECISION = "harness.auth_decision"
 """Where a request's ``Decision`` is kept in its scope."""
@@ -71,7 +79,7 @@ def _thread(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dic
     return {"thread_id": path.get("thread_id"), "run_id": path.get("run_id")}
 
 
-def _thread_create(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
+def thread_create_value(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
     del path, query
     given = _object(body)
     return {
@@ -237,7 +245,7 @@ def _cron_search(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -
 _READ_THREAD = ("threads", "read", _thread)
 _CREATE_RUN = ("threads", "create_run", _run_create)
 ROUTE_ACTIONS: dict[str, tuple[str, str, Callable[[Mapping[str, Any], Mapping[str, str], Any], dict[str, Any]]]] = {
-    "createThread": ("threads", "create", _thread_create),
+    "createThread": ("threads", "create", thread_create_value),
     "getThread": _READ_THREAD,
     "deleteThread": ("threads", "delete", _thread),
     "copyThread": _READ_THREAD,

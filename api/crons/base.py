@@ -50,6 +50,9 @@ class CronRecord(msgspec.Struct, kw_only=True):
     payload: dict[str, Any] = msgspec.field(default_factory=dict)
     """The run it starts, as a ``RunCreate``'s body."""
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+    thread_metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+    """A cron without a thread: what langgraph.json's ``@auth.on.threads`` handler stamped on a thread made for
+    the request that made the cron, which each firing's new thread gets (no request reaches a handler then)."""
     created_at: str
     updated_at: str
     firing_ms: int | None = None

@@ -85,7 +85,7 @@ class CronBook:
         self, data: CronCreate, principal: Principal, thread_id: str | None, threads: ThreadBook
     ) -> CronRecord:
         """``threads``: the threads as the request sees them (narrowed by langgraph.json's auth), where a cron's
-        thread must be found."""
+        thread must be found; for a cron without a thread, what they stamp on a thread made is each firing's."""
         if thread_id is not None:
             if data.on_run_completed is not None:
                 raise _invalid("on_run_completed", "is for a cron without a thread (`POST /runs/crons`)")
@@ -111,6 +111,7 @@ class CronBook:
             on_run_completed=(data.on_run_completed or "delete") if thread_id is None else None,
             payload=payload,
             metadata={**(data.metadata or {}), **(self._stamped or {})},
+            thread_metadata=threads.stamped if thread_id is None else {},
             created_at=stamp,
             updated_at=stamp,
         )

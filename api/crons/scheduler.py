@@ -136,9 +136,10 @@ class CronScheduler:
             return "skipped"
         strategy = request.multitask_strategy
         try:
+            threads = self._runs.threads
             found = await run_on_thread(
                 self._runs,
-                self._runs.threads,
+                threads if record.thread_id is not None else threads.narrowed(None, record.thread_metadata or None),
                 requested.registered,
                 thread_id,
                 requested.input,

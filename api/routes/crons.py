@@ -16,6 +16,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from api.auth import Principal
+from api.auth.authorization import thread_create_value
 from api.auth.custom_user import AuthUser
 from api.crons import CronBook, cron_view
 from api.openapi import problem_responses
@@ -37,12 +38,13 @@ _makes = partial(post, tags=[TAG], status_code=200)
 )
 async def create_cron(
     data: JSONBody[CronCreate],
+    request: Request[Any, Any, Any],
     *,
     crons: NamedDependency[CronBook],
     threads: NamedDependency[ThreadBook],
     principal: NamedDependency[Principal],
 ) -> Cron:
-    return cron_view(await crons.create(data, principal, None, threads))
+    return cron_view(await crons.create(data, principal, None, await _threads_made(request, threads)))
 
 
 @_makes(
@@ -128,3 +130,17 @@ async def _threads_read(request: Request[Any, Any, Any], threads: ThreadBook, th
         return threads
     where = await custom.authorize(user, "threads", "read", {"thread_id": thread_id, "run_id": None})
     return threads if where is None else threads.narrowed(where)
+
+
+async def _threads_made(request: Request[Any, Any, Any], threads: ThreadBook) -> ThreadBook:
+    """``threads`` as the request's ``@auth.on.threads`` handler has a thread made (the route's own handler is the
+    crons'): the metadata it stamps on a new thread, which each firing's thread of the cron gets (no request reaches
+    a handler when the cron fires). Refused by the handler: 403, no cron made."""
+    custom = request.app.state.get("custom_auth")
+    user = request.scope.get("auth")
+    if custom is None or not isinstance(user, AuthUser):
+        return threads
+    value = thread_create_value({}, {}, {})
+    where = await custom.authorize(user, "threads", "create", value)
+    stamped = value.get("metadata")
+    return threads.narrowed(where, stamped if isinstance(stamped, dict) and stamped else None)

@@ -60,6 +60,11 @@ class ThreadBook:
         view._stamped = stamped
         return view
 
+    @property
+    def stamped(self) -> dict[str, Any]:
+        """The metadata a thread this book creates gets over what it was given (``narrowed``)."""
+        return dict(self._stamped or {})
+
     async def create(
         self, thread_id: str | None, metadata: dict[str, Any], principal: Principal
     ) -> tuple[ThreadRecord, bool]:

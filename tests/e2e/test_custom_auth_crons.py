@@ -50,3 +50,25 @@ async def test_a_crons_thread_its_metadata_and_its_runs_keep_to_the_custom_auth(
     assert emptied == 403, "metadata without what the cron filter reads would hide the cron from alice"
     assert alice_crons == [cron["cron_id"]]
     assert values["asked_by"] == "alice of team red", "the cron's run gets alice's user, as her own run would"
+
+
+async def test_the_threads_of_a_crons_firings_carry_what_the_thread_handler_stamps(tmp_path: Path) -> None:
+    """A cron without a thread makes one at each firing, when no request reaches the thread handler: the metadata
+    the handler stamped for the request that made the cron is each firing thread's, so its maker finds the threads
+    through the filter (owner, team, visibility) as her own threads."""
+    async with AsyncExitStack() as stack:
+        process = HarnessProcess({**env(tmp_path), "HARNESS_CRON_TICK_S": "0.1"}, args=["--config", str(PROJECT)])
+        stack.callback(process.close)
+        await process.start()
+        alice: LangGraphClient = await stack.enter_async_context(get_client(url=process.url, headers=ALICE))
+        cron: Any = await alice.crons.create("echo", schedule=EVERY_SECOND, input=HELLO, on_run_completed="keep")
+        try:
+            async with asyncio.timeout(PATIENCE_S):
+                while not (threads := await alice.threads.search()):
+                    await asyncio.sleep(0.2)
+        except TimeoutError:
+            raise AssertionError("no thread of the cron's firings is found through the thread filter") from None
+        await alice.crons.delete(cron["cron_id"])
+
+    metadata = threads[0]["metadata"]
+    assert (metadata["owner"], metadata["team"], metadata["visibility"]) == ("alice", "red", "shown")

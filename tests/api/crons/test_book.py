@@ -53,7 +53,13 @@ def _create(**given: Any) -> CronCreate:
     return msgspec.convert({"assistant_id": "tick", "schedule": "0 0 1 1 *", **given}, CronCreate)
 
 
-_NO_THREADS: Any = None  # a cron without a thread looks none up
+class _NoThreads:
+    """A cron without a thread looks none up, and no handler stamps what its firings' threads get."""
+
+    stamped: dict[str, Any] = {}
+
+
+_NO_THREADS: Any = _NoThreads()
 
 
 @pytest.mark.parametrize("end_time", ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00"])
