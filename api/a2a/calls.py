@@ -55,9 +55,11 @@ if TYPE_CHECKING:
     from agent.graphs import RegisteredGraph
     from api.a2a.jsonrpc import RpcCall
     from api.auth import Principal
+    from api.chat_runs import OpenedRun
     from api.runs.cluster.quotas import StreamQuota
     from api.runs.registry import RunRegistry
     from api.runs.stream.follow import RunStreams
+    from api.runs.stream.slot import StreamSlot
     from api.runs.threads import ThreadBook
 
 __all__ = ("A2A_MODES", "A2ACalls")
@@ -118,13 +120,7 @@ class A2ACalls:
             roles=opened.roles,
             history=[_of_task(client_message, opened.session_id, opened.run_id)],
         )
-        headers = {RUN_ID_HEADER: opened.run_id, SESSION_ID_HEADER: opened.session_id}
-        if streaming:
-            encoder = TaskEventStream(projection, call.id, history_length=config.history_length)
-            return run_stream(self.streams, opened.run_id, opened.after, slot, encoder=encoder, headers=headers)
-        result = TaskResult(projection, call.id, history_length=config.history_length)
-        body = _settled_body(self.streams.follow(opened.run_id, opened.after, result), result)
-        return Stream(slot.hold(body), media_type=_JSON, headers=headers)
+        return self._respond(call, config, opened, projection, slot, streaming=streaming)
 
     async def _answer(
         self, call: RpcCall, message: Message, config: SendMessageConfiguration, *, streaming: bool
@@ -154,6 +150,19 @@ class A2ACalls:
             )
             projection = await task_so_far(self.runs, self.registered, found, upto=opened.after)
         projection.answered(_of_task(message, opened.session_id, opened.run_id))
+        return self._respond(call, config, opened, projection, slot, streaming=streaming)
+
+    def _respond(
+        self,
+        call: RpcCall,
+        config: SendMessageConfiguration,
+        opened: OpenedRun,
+        projection: TaskProjection,
+        slot: StreamSlot,
+        *,
+        streaming: bool,
+    ) -> Response[Any]:
+        """The opened run's task from ``opened.after`` on: its SSE stream, or its result once it settles."""
         headers = {RUN_ID_HEADER: opened.run_id, SESSION_ID_HEADER: opened.session_id}
         if streaming:
             encoder = TaskEventStream(projection, call.id, history_length=config.history_length)
