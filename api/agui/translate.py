@@ -36,26 +36,7 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from api.projection import (
-    ApprovalRequested,
-    Cancelled,
-    Data,
-    Failed,
-    Finished,
-    RunOpened,
-    RunProjection,
-    StateSnapshot,
-    StepFinished,
-    StepStarted,
-    TextDelta,
-    TextEnded,
-    TextStarted,
-    ToolCallArgs,
-    ToolCallEnded,
-    ToolCallStarted,
-    ToolResult,
-    Usage,
-)
+from api import projection
 from contracts.agui import AgUiDecision
 
 if TYPE_CHECKING:
@@ -74,7 +55,9 @@ _DECISION_SCHEMA: dict[str, Any] = msgspec.json.schema_components([AgUiDecision]
 
 
 def _closing(event: UiEvent) -> bool:
-    return isinstance(event, TextEnded | ToolCallEnded) or (isinstance(event, StepFinished) and event.details is None)
+    return isinstance(event, projection.TextEnded | projection.ToolCallEnded) or (
+        isinstance(event, projection.StepFinished) and event.details is None
+    )
 
 
 def interrupt_id(run_id: str, approval_id: str) -> str:
@@ -88,7 +71,7 @@ class AgUiTranslator:
         node roles (``RegisteredGraph.node_roles``)."""
         self.thread_id = thread_id
         self.run_id = run_id
-        self._projection = RunProjection(roles=roles)
+        self._projection = projection.RunProjection(roles=roles)
         self._usage: list[TokenUsage] | None = None
 
     @property
@@ -101,10 +84,10 @@ class AgUiTranslator:
         out: list[BaseEvent] = []
         interrupted: RunFinishedEvent | None = None
         events = self._projection.project(envelope)
-        if events and isinstance(events[-1], Failed):
+        if events and isinstance(events[-1], projection.Failed):
             events = [event for event in events if not _closing(event)]  # RUN_ERROR ends what is open with the run
         for event in events:
-            if isinstance(event, ApprovalRequested):
+            if isinstance(event, projection.ApprovalRequested):
                 interrupted = self._interrupted(event)  # after the steps the projection closes with it
             else:
                 out += self._map(event)
@@ -115,7 +98,7 @@ class AgUiTranslator:
     def _map(self, event: UiEvent) -> list[BaseEvent]:
         at = event.at
         match event:
-            case RunOpened(run_id=harness_run):
+            case projection.RunOpened(run_id=harness_run):
                 return [
                     RunStartedEvent(
                         thread_id=self.thread_id,
@@ -125,38 +108,38 @@ class AgUiTranslator:
                         metadata={"harness_run_id": harness_run},
                     )
                 ]
-            case StepStarted(name=name):
+            case projection.StepStarted(name=name):
                 return [StepStartedEvent(step_name=name, timestamp=at)]
-            case StepFinished(name=name, step=step, details=details):
+            case projection.StepFinished(name=name, step=step, details=details):
                 metadata = None if details is None else {"step": step, **details}
                 return [StepFinishedEvent(step_name=name, timestamp=at, metadata=metadata)]
-            case TextStarted(message_id=message_id):
+            case projection.TextStarted(message_id=message_id):
                 return [TextMessageStartEvent(message_id=message_id, role="assistant", timestamp=at)]
-            case TextDelta(message_id=message_id, delta=delta):
+            case projection.TextDelta(message_id=message_id, delta=delta):
                 return [TextMessageContentEvent(message_id=message_id, delta=delta, timestamp=at)]
-            case TextEnded(message_id=message_id):
+            case projection.TextEnded(message_id=message_id):
                 return [TextMessageEndEvent(message_id=message_id, timestamp=at)]
-            case ToolCallStarted(tool_call_id=call_id, name=name, message_id=message_id):
+            case projection.ToolCallStarted(tool_call_id=call_id, name=name, message_id=message_id):
                 return [
                     ToolCallStartEvent(
                         tool_call_id=call_id, tool_call_name=name, parent_message_id=message_id, timestamp=at
                     )
                 ]
-            case ToolCallArgs(tool_call_id=call_id, delta=delta):
+            case projection.ToolCallArgs(tool_call_id=call_id, delta=delta):
                 return [ToolCallArgsEvent(tool_call_id=call_id, delta=delta, timestamp=at)]
-            case ToolCallEnded(tool_call_id=call_id):
+            case projection.ToolCallEnded(tool_call_id=call_id):
                 return [ToolCallEndEvent(tool_call_id=call_id, timestamp=at)]
-            case ToolResult(tool_call_id=call_id, message_id=message_id, content=content):
+            case projection.ToolResult(tool_call_id=call_id, message_id=message_id, content=content):
                 return [
                     ToolCallResultEvent(
                         message_id=message_id, tool_call_id=call_id, content=content, role="tool", timestamp=at
                     )
                 ]
-            case StateSnapshot(values=values):
+            case projection.StateSnapshot(values=values):
                 return [StateSnapshotEvent(snapshot=values, timestamp=at)]
-            case Data(name=name, value=value):
+            case projection.Data(name=name, value=value):
                 return [CustomEvent(name=CUSTOM_PREFIX + name, value=value, timestamp=at)]
-            case Usage():
+            case projection.Usage():
                 self._usage = [
                     TokenUsage(
                         model=event.model,
@@ -166,17 +149,17 @@ class AgUiTranslator:
                     )
                 ]
                 return []
-            case Finished(result=result, human_wait_ms=waited):
+            case projection.Finished(result=result, human_wait_ms=waited):
                 metadata = None if waited is None else {"human_wait_ms": waited}
                 return [self._finished(at, RunFinishedSuccessOutcome(), result=result, metadata=metadata)]
-            case Cancelled():
+            case projection.Cancelled():
                 return [self._finished(at, RunFinishedCancelledOutcome())]
-            case Failed(code=code, message=message):
+            case projection.Failed(code=code, message=message):
                 return [RunErrorEvent(message=message, code=code, timestamp=at, usage=self._usage)]
             case _:
                 return []  # an approval's answer and the action's result: the run's own events say them
 
-    def _interrupted(self, event: ApprovalRequested) -> RunFinishedEvent:
+    def _interrupted(self, event: projection.ApprovalRequested) -> RunFinishedEvent:
         approval = event.approval
         metadata: dict[str, Any] = {
             "action": approval.action,

@@ -14,26 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from api.projection import (
-    ActionResult,
-    ApprovalAnswered,
-    ApprovalRequested,
-    Cancelled,
-    Data,
-    Failed,
-    Finished,
-    RunOpened,
-    RunProjection,
-    StepFinished,
-    StepStarted,
-    TextDelta,
-    TextEnded,
-    TextStarted,
-    ToolCallArgs,
-    ToolCallEnded,
-    ToolCallStarted,
-    ToolResult,
-)
+from api import projection
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -77,7 +58,7 @@ class UIMessageTranslator:
         the run after (an approval's POST), whose tool part (``tool_call_id``) the client already has, and whether
         the person ``approved``. ``roles``: the graph's node roles (``RegisteredGraph.node_roles``)."""
         self.message_id = message_id
-        self._projection = RunProjection(roles=roles, decision=approved)
+        self._projection = projection.RunProjection(roles=roles, decision=approved)
         self._approval: str | None = deciding
         self._tool_call: str | None = tool_call_id or (None if deciding is None else approval_id_of(deciding)[1])
         self._awaiting_output = deciding is not None and approved is not False
@@ -94,7 +75,7 @@ class UIMessageTranslator:
         out: list[Chunk] = []
         paused: Chunk | None = None
         for event in self._projection.project(envelope, more=more):
-            if isinstance(event, ApprovalRequested):
+            if isinstance(event, projection.ApprovalRequested):
                 out += self._requested(event)
                 if event.ends:
                     paused = _finish("tool-calls", {"status": "paused"})  # after the steps closed with it
@@ -106,11 +87,11 @@ class UIMessageTranslator:
 
     def _map(self, event: UiEvent) -> list[Chunk]:
         match event:
-            case RunOpened(run_id=run_id):
+            case projection.RunOpened(run_id=run_id):
                 return [{"type": "start", "messageId": self.message_id, "messageMetadata": {"runId": run_id}}]
-            case StepStarted(name=name, step=step):
+            case projection.StepStarted(name=name, step=step):
                 return [{"type": "start-step"}, _node(name, step, "started")]
-            case StepFinished(name=name, step=step, details=details):
+            case projection.StepFinished(name=name, step=step, details=details):
                 if details is None:
                     return [{"type": "finish-step"}]
                 shown = {
@@ -119,25 +100,25 @@ class UIMessageTranslator:
                     "summary": details["summary"],
                 }
                 return [_node(name, step, "completed", shown), {"type": "finish-step"}]
-            case TextStarted(message_id=text_id):
+            case projection.TextStarted(message_id=text_id):
                 return [{"type": "text-start", "id": text_id}]
-            case TextDelta(message_id=text_id, delta=delta):
+            case projection.TextDelta(message_id=text_id, delta=delta):
                 return [{"type": "text-delta", "id": text_id, "delta": delta}]
-            case TextEnded(message_id=text_id):
+            case projection.TextEnded(message_id=text_id):
                 return [{"type": "text-end", "id": text_id}]
-            case ToolCallStarted(tool_call_id=call_id, name=name):
+            case projection.ToolCallStarted(tool_call_id=call_id, name=name):
                 return [{"type": "tool-input-start", "toolCallId": call_id, "toolName": name}]
-            case ToolCallArgs(tool_call_id=call_id, delta=delta):
+            case projection.ToolCallArgs(tool_call_id=call_id, delta=delta):
                 return [{"type": "tool-input-delta", "toolCallId": call_id, "inputTextDelta": delta}]
-            case ToolCallEnded(tool_call_id=call_id, name=name, args=args):
+            case projection.ToolCallEnded(tool_call_id=call_id, name=name, args=args):
                 return [{"type": "tool-input-available", "toolCallId": call_id, "toolName": name, "input": args}]
-            case ToolResult(tool_call_id=call_id, content=content):
+            case projection.ToolResult(tool_call_id=call_id, content=content):
                 out = [{"type": "tool-output-available", "toolCallId": call_id, "output": content}]
                 if self._awaiting_output and self._tool_call is not None:  # the approved tool ran: its result
                     self._awaiting_output = False
                     out.append({"type": "tool-output-available", "toolCallId": self._tool_call, "output": content})
                 return out
-            case Data(name=name, value=value):
+            case projection.Data(name=name, value=value):
                 if name in _TRANSIENT_DATA:
                     return [{"type": _TRANSIENT_DATA[name], "data": value, "transient": True}]
                 if name == "cost_updated":
@@ -145,27 +126,27 @@ class UIMessageTranslator:
                 if name in _KEPT_DATA:
                     return [{"type": _KEPT_DATA[name], "data": value}]
                 return []
-            case ApprovalAnswered(approved=approved):
+            case projection.ApprovalAnswered(approved=approved):
                 return self._answered(approved)
-            case ActionResult(outcome=outcome, summary=summary):
+            case projection.ActionResult(outcome=outcome, summary=summary):
                 if not self._awaiting_output or self._tool_call is None:
                     return []
                 self._awaiting_output = False
                 output = {"outcome": outcome, "summary": summary}
                 return [{"type": "tool-output-available", "toolCallId": self._tool_call, "output": output}]
-            case Finished():
+            case projection.Finished():
                 return self._finished(event)
-            case Failed(code=code, message=message, retryable=retryable):
+            case projection.Failed(code=code, message=message, retryable=retryable):
                 return [
                     {"type": "error", "errorText": message},
                     _finish("error", {"status": "failed", "code": code, "retryable": retryable}),
                 ]
-            case Cancelled(code=code, message=message):
+            case projection.Cancelled(code=code, message=message):
                 return [{"type": "abort", "reason": f"{code}: {message}"}]
             case _:
                 return []  # state snapshots, usage: a chat message has no place for them
 
-    def _requested(self, event: ApprovalRequested) -> list[Chunk]:
+    def _requested(self, event: projection.ApprovalRequested) -> list[Chunk]:
         """The pause as a tool part of its own in the step that asked (``lastAssistantMessageIsCompleteWith...``
         looks for it in the message's last step, after any call the model made of the same tool)."""
         approval = event.approval
@@ -198,7 +179,7 @@ class UIMessageTranslator:
             out.append({"type": "tool-output-denied", "toolCallId": self._tool_call})
         return out
 
-    def _finished(self, event: Finished) -> list[Chunk]:
+    def _finished(self, event: projection.Finished) -> list[Chunk]:
         out: list[Chunk] = [
             {
                 "type": "source-document",
