@@ -10,22 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ag_ui.core import (
-    CustomEvent,
-    RunErrorEvent,
-    RunFinishedEvent,
-    RunStartedEvent,
-    StateSnapshotEvent,
-    StepFinishedEvent,
-    StepStartedEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageStartEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
-    ToolCallResultEvent,
-    ToolCallStartEvent,
-)
+from ag_ui import core as agui
 from pydantic.json_schema import models_json_schema
 
 from api.event_stream_schema import event_stream_schema
@@ -33,20 +18,20 @@ from api.event_stream_schema import event_stream_schema
 __all__ = ("EMITTED_EVENTS", "agui_schemas")
 
 EMITTED_EVENTS = (
-    RunStartedEvent,
-    StepStartedEvent,
-    StepFinishedEvent,
-    TextMessageStartEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    ToolCallStartEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
-    ToolCallResultEvent,
-    StateSnapshotEvent,
-    CustomEvent,
-    RunFinishedEvent,
-    RunErrorEvent,
+    agui.RunStartedEvent,
+    agui.StepStartedEvent,
+    agui.StepFinishedEvent,
+    agui.TextMessageStartEvent,
+    agui.TextMessageContentEvent,
+    agui.TextMessageEndEvent,
+    agui.ToolCallStartEvent,
+    agui.ToolCallArgsEvent,
+    agui.ToolCallEndEvent,
+    agui.ToolCallResultEvent,
+    agui.StateSnapshotEvent,
+    agui.CustomEvent,
+    agui.RunFinishedEvent,
+    agui.RunErrorEvent,
 )
 """Every AG-UI event type this service emits (tool calls and state snapshots on a registered graph's runs); others
 (state deltas, reasoning, messages snapshots) it never sends."""
