@@ -4,7 +4,7 @@ rather than hiding it from its owner while it fires on, and a cron keeps the aut
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 import pytest
@@ -56,7 +56,7 @@ def _create(**given: Any) -> CronCreate:
 class _NoThreads:
     """A cron without a thread looks none up, and no handler stamps what its firings' threads get."""
 
-    stamped: dict[str, Any] = {}
+    stamped: ClassVar[dict[str, Any]] = {}
 
 
 _NO_THREADS: Any = _NoThreads()
