@@ -5,7 +5,8 @@ response carries a newline at each heartbeat so proxies keep it (leading whitesp
 run answers its final state; one waiting at an interrupt its state with ``__interrupt__``; one that failed or was
 cancelled ``{"__error__": {"error", "message"}}``, all with status 200, as langgraph-sdk expects. A wait that
 lasts ``HARNESS_STREAM_MAX_S`` before its run settles (or meets the service shutting down) answers the run's state
-as far as it came, its last ``values``, and the run goes on: ``Location`` (``.../join``) waits again.
+as far as it came, its last ``values``; ``Location`` (``.../join``) waits again, within ``HARNESS_DISCONNECT_GRACE_S``
+for a run that is not to continue without a follower.
 """
 
 from __future__ import annotations

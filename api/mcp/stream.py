@@ -96,10 +96,12 @@ class ToolCallProjection:
 
     def unsettled(self) -> bytes:
         """The response of a call whose answer had to end before its run settled (``HARNESS_STREAM_MAX_S``, or the
-        service shutting down): an error result that says where the run's result is read; the run goes on."""
+        service shutting down): an error result that says where the run's result is read, while the disconnect grace
+        keeps the run going for a follower."""
         text = (
             f"The run {self._run_id} of thread {self._thread_id} is still going: this call's answer had to end "
-            f"before it settled. Its result is read with GET /threads/{self._thread_id}/runs/{self._run_id}/join."
+            f"before it settled. Its result is read with GET /threads/{self._thread_id}/runs/{self._run_id}/join, "
+            "soon: a run nobody follows is stopped after a short grace."
         )
         return result_body(self._call_id, {"content": [_text(text)], "isError": True})
 
