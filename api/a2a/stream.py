@@ -16,6 +16,7 @@ import msgspec
 
 from api.a2a.jsonrpc import result_body, result_head, sse_frame
 from api.a2a.types import SendMessageResponse, StreamResponse
+from api.projection import read_text_chunk
 from api.runs.stream.frames import HEARTBEAT
 from contracts import Envelope
 
@@ -29,21 +30,35 @@ __all__ = ("TaskEventStream", "TaskResult", "project_events")
 
 _decode = msgspec.json.Decoder(Envelope).decode
 _encode = msgspec.json.Encoder().encode
+_GRAPH_PART = "graph_part"
 
 
 def project_events(
     projection: TaskProjection, events: Sequence[StoredEvent], *, more: bool = False
 ) -> list[tuple[int, StreamResponse]]:
-    """The task events of ``events`` (each with the seq it was made from), up to the one that settles the task.
+    """The task events of ``events`` (each with the seq it was made from), up to the one that settles the task; the
+    text of a model's message chunks among them one event (the text each made, joined), its seq the last chunk's.
     ``more``: events after these are known already, so an interrupt among them settles nothing."""
-    out: list[tuple[int, StreamResponse]] = []
+    made: list[StreamResponse] = []
     last = len(events) - 1
     for index, event in enumerate(events):
-        envelope = _decode(event.envelope)
-        out += [(event.seq, made) for made in projection.project(envelope, more=more or index < last)]
+        if event.type == _GRAPH_PART and (chunk := read_text_chunk(event.envelope)) is not None:
+            held = projection.project_text(chunk)
+            if held is not None:
+                made += held
+                continue
+        made += projection.project(_decode(event.envelope), more=more or index < last, hold_text=True)
         if projection.settled:
             break
-    return out
+    made += projection.release_text()
+    return [(_seq_of(response), response) for response in made]
+
+
+def _seq_of(response: StreamResponse) -> int:
+    update = response.status_update or response.artifact_update
+    assert update is not None, "a task's events are updates"
+    assert update.metadata is not None, "each with the seq it was made from"
+    return int(update.metadata["seq"])
 
 
 class TaskEventStream:

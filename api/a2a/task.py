@@ -5,9 +5,10 @@ projection (``api.projection``) and nothing else:
 
 - the run's first event makes the task ``TASK_STATE_WORKING``; each step (a node starting or finishing, the
   approval's answer, the action's result) is a ``statusUpdate`` still working, the step in its ``metadata``;
-- a chat model's chunks are ``statusUpdate``s whose message, named by the model message's id, carries the chunk
-  as a text part; a model's tool call and its result are data parts (``toolCall``, ``toolResult``); together
-  they are the task's ``history``;
+- a chat model's chunks are ``statusUpdate``s whose message, named by the model message's id, carries their text
+  as a text part: the chunks of one message that come together (committed in one window, projected with
+  ``hold_text``) one event, their text joined, its seq the last chunk's; a model's tool call and its result are
+  data parts (``toolCall``, ``toolResult``); together they are the task's ``history``;
 - custom writes (and the service's side events: topology, cost) are data parts, named in the part's metadata;
 - an ``interrupt()`` is ``TASK_STATE_INPUT_REQUIRED``, its message the approval's summary and the interrupt's
   value as a data part (the approval's id and action in its metadata);
@@ -63,7 +64,7 @@ from api.projection import (
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from api.projection import UiEvent
+    from api.projection import TextChunk, UiEvent
     from contracts import Envelope
 
 __all__ = ("AGENT", "OUTPUT_ARTIFACT", "TaskProjection")
@@ -99,6 +100,7 @@ class TaskProjection:
         }
         """The messages by id, in order: the client's as they came, the agent's as its text chunks and data parts."""
         self._artifacts: list[Artifact] = []
+        self._held: _HeldText | None = None
         self.seq = 0
         """The seq of the last event of the run seen."""
 
@@ -107,20 +109,57 @@ class TaskProjection:
         """The task ended, or waits for its client: what a blocking ``SendMessage`` and a stream end at."""
         return self.state in SETTLED_STATES and self._projection.ended
 
-    def project(self, envelope: Envelope, *, more: bool = False) -> list[StreamResponse]:
+    def project(self, envelope: Envelope, *, more: bool = False, hold_text: bool = False) -> list[StreamResponse]:
         """The stream events ``envelope``, the run's next event, becomes. ``more``: events after it are known
-        already (a replay), so an interrupt among them does not settle the task."""
+        already (a replay), so an interrupt among them does not settle the task. ``hold_text``: its text is held
+        (``release_text``), to go out in one event with the text of the envelopes after it."""
         self.seq = envelope.seq
         out: list[StreamResponse] = []
         interrupted: ApprovalRequested | None = None
         for event in self._projection.project(envelope, more=more):
-            if isinstance(event, ApprovalRequested):
+            if isinstance(event, TextDelta):
+                out += self._hold(event)
+            elif isinstance(event, ApprovalRequested):
                 interrupted = event  # after the steps the projection closes with it: the state it leaves
             else:
+                out += self.release_text()
                 out += self._map(event)
         if interrupted is not None:
+            out += self.release_text()
             out += self._map(interrupted)
+        if not hold_text:
+            out += self.release_text()
         return out
+
+    def project_text(self, chunk: TextChunk) -> list[StreamResponse] | None:
+        """As ``project(..., hold_text=True)`` for the envelope of ``chunk`` when it continues the message being
+        said (the shared projection's ``text_delta``); None when it does not: ``project`` its envelope."""
+        delta = self._projection.text_delta(chunk)
+        if delta is None:
+            return None
+        self.seq = chunk.seq
+        return self._hold(delta)
+
+    def release_text(self) -> list[StreamResponse]:
+        """The text held since the last release, as one event: a piece of the agent's message, its seq the last
+        chunk's."""
+        held = self._held
+        if held is None:
+            return []
+        self._held = None
+        message = Message(message_id=held.message_id, role=AGENT, parts=[Part(text="".join(held.pieces))])
+        return [self._update(WORKING, _timestamp(held.at), message, None, seq=held.seq)]
+
+    def _hold(self, delta: TextDelta) -> list[StreamResponse]:
+        self._said(delta.message_id, delta.delta)
+        held = self._held
+        if held is not None and held.message_id == delta.message_id:
+            held.pieces.append(delta.delta)
+            held.seq, held.at = self.seq, delta.at
+            return []
+        released = self.release_text()
+        self._held = _HeldText(delta.message_id, [delta.delta], self.seq, delta.at)
+        return released
 
     def task(self, *, history_length: int | None = None) -> Task:
         """The task as the events so far make it (its ``history_length`` newest messages, all when None)."""
@@ -156,9 +195,6 @@ class TaskProjection:
                 return self._working(at, {"type": "step_started", "node": name, "step": step})
             case StepFinished(name=name, step=step, details=details):
                 return self._working(at, {"type": "step_finished", "node": name, "step": step, **(details or {})})
-            case TextDelta(message_id=message_id, delta=delta):
-                self._said(message_id, delta)
-                return self._said_now(at, message_id, Part(text=delta))
             case ToolCallEnded(tool_call_id=call_id, name=name, args=args):
                 part = Part(data={"toolCall": {"id": call_id, "name": name, "args": args}})
                 self._said(call_id, part)
@@ -234,11 +270,17 @@ class TaskProjection:
     # --- building ---
 
     def _update(
-        self, state: TaskState, at: str, message: Message | None, step: dict[str, Any] | None = None
+        self,
+        state: TaskState,
+        at: str,
+        message: Message | None,
+        step: dict[str, Any] | None = None,
+        *,
+        seq: int | None = None,
     ) -> StreamResponse:
         self.state, self._timestamp = state, at
         self._status_message = message if state != WORKING else None
-        metadata: dict[str, Any] = {"seq": self.seq}
+        metadata: dict[str, Any] = {"seq": self.seq if seq is None else seq}
         if step is not None:
             metadata["step"] = step
         status = TaskStatus(state=state, message=message, timestamp=at)
@@ -276,6 +318,18 @@ class TaskProjection:
         if texts:
             parts.append(Part(text="".join(texts)))
         return self._agent_message(message_id, parts)
+
+
+class _HeldText:
+    """The text of the agent's message said since the last event that went out, the seq and time of its last."""
+
+    __slots__ = ("at", "message_id", "pieces", "seq")
+
+    def __init__(self, message_id: str, pieces: list[str], seq: int, at: int) -> None:
+        self.message_id = message_id
+        self.pieces = pieces
+        self.seq = seq
+        self.at = at
 
 
 def _last_answer(result: Any) -> str | None:

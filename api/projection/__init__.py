@@ -8,8 +8,9 @@ translator maps those, and only those, to its wire events (``api.agui.translate`
 from __future__ import annotations
 
 from api.projection import _events
+from api.projection._chunks import TextChunk, read_text_chunk
 from api.projection._events import *  # noqa: F403  # every event of the projection is public, as _events lists them
 from api.projection._projector import ACTION_ROLE, APPROVAL_ROLE, RunProjection
 
-__all__ = ["ACTION_ROLE", "APPROVAL_ROLE", "RunProjection"]
+__all__ = ["ACTION_ROLE", "APPROVAL_ROLE", "RunProjection", "TextChunk", "read_text_chunk"]
 __all__ += _events.__all__

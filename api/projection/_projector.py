@@ -46,6 +46,7 @@ from contracts import (
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from api.projection._chunks import TextChunk
     from contracts import Envelope, GraphPart, NodeCompleted, Paused
 
 __all__ = ("ACTION_ROLE", "APPROVAL_ROLE", "RunProjection")
@@ -140,6 +141,15 @@ class RunProjection:
             case _:
                 pass
         return out
+
+    def text_delta(self, chunk: TextChunk) -> ui.TextDelta | None:
+        """``chunk``'s one UI event when it continues the text message being streamed (what ``project`` makes of
+        its envelope, without decoding it whole); None when it does more (opens a message, follows tool calls):
+        ``project`` its envelope."""
+        if self.ended or self._calls or self._text_id != chunk.message_id:
+            return None
+        self.streamed.append(chunk.text)
+        return ui.TextDelta(at=_milliseconds(chunk.at), message_id=chunk.message_id, delta=chunk.text)
 
     def _part(self, out: list[ui.UiEvent], envelope: Envelope, part: GraphPart, at: int) -> None:
         if part.mode == "messages":
