@@ -3,13 +3,17 @@
 ``bench.agent_protocol`` measures these on its ``Peer("harness")`` (``harness serve --config
 bench/graph/langgraph.json``) right after that server's Agent Protocol figures: a ``SendStreamingMessage`` to
 ``/a2a/firehose`` with the official ``a2a-sdk`` client (JSON-RPC transport, made from the agent card), the
-message's text the count of chunks the firehose graph streams. One model chunk is one ``statusUpdate``
-(``TASK_STATE_WORKING``) whose message carries the chunk as a text part (``api.a2a.task``); those are the events
-counted, from the request to the stream's end, and the first of them is the first token.
+message's text the count of chunks the firehose graph streams.
 
-Beside the official client, the same stream read with httpx alone (``data:`` lines counted, nothing parsed): the
-a2a-sdk client turns every event's JSON into protobuf with ``json_format``, which costs it more CPU per event
-than the server spends, so that row tells the server's rate from the client's.
+What is counted is what the Agent Protocol row counts: the model's chunks delivered per second, from the request
+to the stream's end. There each chunk is one ``messages`` event; here the chunks committed together are one
+``statusUpdate`` (``TASK_STATE_WORKING``) whose text part is their text joined (``api.a2a.task``), so the chunks
+are counted in the text (the firehose's ``TOKEN``, each), and the stream must bring every one of them. The first
+event with text is the first token.
+
+Beside the official client, the same stream read with httpx alone (the chunks counted in the status updates'
+``data:`` lines, nothing parsed): the a2a-sdk client turns every event's JSON into protobuf with ``json_format``,
+which costs it more CPU per event than the server spends, so that row tells the server's rate from the client's.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from a2a.client import ClientConfig, ClientFactory
 from a2a.helpers import new_text_message
 from a2a.types.a2a_pb2 import Role, SendMessageRequest, TaskState
 
+from bench.graph.firehose import TOKEN
 from bench.system import CpuMeter
 
 if TYPE_CHECKING:
@@ -33,13 +38,14 @@ if TYPE_CHECKING:
 __all__ = ("A2AStream", "open_client", "raw_throughput", "stream_task", "throughput")
 
 WORKING = TaskState.TASK_STATE_WORKING
+_STATUS_UPDATE = '"statusUpdate":'
 
 
 class A2AStream:
-    """What one streamed task brought: the events with a text part, when the first came, all events."""
+    """What one streamed task brought: the model's chunks in its text, when the first came, its events."""
 
     def __init__(self) -> None:
-        self.texts = 0
+        self.chunks = 0
         self.events = 0
         self.first_at: float | None = None
 
@@ -53,11 +59,12 @@ async def open_client(base_url: str, graph: str) -> tuple[Client, httpx.AsyncCli
     return client, http
 
 
-def _carries_text(event: StreamResponse) -> bool:
+def _text(event: StreamResponse) -> str:
+    """The text a working update carries: the model's chunks."""
     if not event.HasField("status_update"):
-        return False
+        return ""
     status = event.status_update.status
-    return status.state == WORKING and any(part.HasField("text") for part in status.message.parts)
+    return "".join(part.text for part in status.message.parts) if status.state == WORKING else ""
 
 
 async def stream_task(client: Client, tokens: int) -> A2AStream:
@@ -68,14 +75,15 @@ async def stream_task(client: Client, tokens: int) -> A2AStream:
     async with contextlib.aclosing(events):  # type: ignore[type-var]
         async for event in events:
             seen.events += 1
-            if _carries_text(event):
-                seen.texts += 1
+            if chunks := _text(event).count(TOKEN):
+                seen.chunks += chunks
                 seen.first_at = seen.first_at or time.perf_counter()
     return seen
 
 
 async def throughput(client: Client, pid: int, tokens: int) -> tuple[float, float, float]:
-    """Text events/s of one task, and the server's and this client's CPU time meanwhile, each a share of its core."""
+    """Chunks delivered per second in one task, and the server's and this client's CPU time meanwhile, each a
+    share of its core."""
     await stream_task(client, 100)  # warm-up
     meter = CpuMeter(pid)
     meter.start()
@@ -84,9 +92,10 @@ async def throughput(client: Client, pid: int, tokens: int) -> tuple[float, floa
     seen = await stream_task(client, tokens)
     elapsed = time.perf_counter() - started
     cpu, wall = meter.stop()
-    if seen.texts < tokens:
-        raise RuntimeError(f"A2A: {seen.texts} events with text, not {tokens}")
-    return seen.texts / elapsed, cpu / wall, (time.process_time() - client_cpu) / elapsed
+    if seen.chunks != tokens:
+        raise RuntimeError(f"A2A: {seen.chunks} chunks delivered, not {tokens}")
+    print(f"  {tokens:,} chunks in {seen.events:,} events", flush=True)
+    return tokens / elapsed, cpu / wall, (time.process_time() - client_cpu) / elapsed
 
 
 async def first_token_ms(client: Client, tokens: int = 40) -> float:
@@ -103,27 +112,28 @@ def _call(tokens: int) -> dict[str, object]:
 
 
 async def raw_throughput(base_url: str, graph: str, pid: int, tokens: int) -> tuple[float, float, float]:
-    """As ``throughput``, the same request sent and its SSE read with httpx, counting ``data:`` lines unparsed
-    (each event but the opening task and the last two, the output artifact and the completed status, is a chunk)."""
+    """As ``throughput``, the same request sent and its SSE read with httpx, the chunks counted in the status
+    updates' ``data:`` lines unparsed (the output artifact, which holds the answer whole, is not one)."""
     headers = {"Accept": "text/event-stream", "A2A-Version": "1.0"}
     async with httpx.AsyncClient(base_url=base_url, timeout=120, headers=headers) as http:
 
         async def read(count: int) -> int:
-            events = 0
+            chunks = 0
             async with http.stream("POST", f"/a2a/{graph}", json=_call(count)) as response:
                 response.raise_for_status()
                 async for line in response.aiter_lines():
-                    events += line.startswith("data:")
-            return events
+                    if line.startswith("data:") and _STATUS_UPDATE in line:
+                        chunks += line.count(TOKEN)
+            return chunks
 
         await read(100)
         meter = CpuMeter(pid)
         meter.start()
         client_cpu = time.process_time()
         started = time.perf_counter()
-        events = await read(tokens)
+        chunks = await read(tokens)
         elapsed = time.perf_counter() - started
         cpu, wall = meter.stop()
-    if events < tokens:
-        raise RuntimeError(f"A2A (httpx): {events} events, not {tokens}")
+    if chunks != tokens:
+        raise RuntimeError(f"A2A (httpx): {chunks} chunks delivered, not {tokens}")
     return tokens / elapsed, cpu / wall, (time.process_time() - client_cpu) / elapsed
