@@ -60,19 +60,6 @@ def problem_response(
     return Response(problem, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
 
 
-def _api_error(request: Request[Any, Any, Any], exc: ApiError) -> Response[Problem]:
-    return problem_response(
-        request,
-        status=exc.status_code,
-        code=exc.code,
-        title=exc.title,
-        detail=exc.detail,
-        headers=exc.headers or None,
-        run_id=exc.run_id,
-        errors=[FieldError(path=f"$.{path}", message=message) for path, message in exc.fields.items()] or None,
-    )
-
-
 _STATUS_OF_KIND: tuple[tuple[type[RunsError], int], ...] = (
     (runs_errors.NotFound, 404),
     (runs_errors.Conflict, 409),
@@ -81,12 +68,17 @@ _STATUS_OF_KIND: tuple[tuple[type[RunsError], int], ...] = (
     (runs_errors.QuotaExceeded, 429),
     (runs_errors.Unavailable, 503),
 )
-"""The answer of each kind of refusal of the run core (``api.runs.errors``)."""
+"""The answer of each kind of refusal of the run core (``api.runs.errors``), which knows nothing of HTTP: this is
+the one place its refusals become statuses."""
 
 
-def _runs_error(request: Request[Any, Any, Any], exc: RunsError) -> Response[Problem]:
-    status = next((status for kind, status in _STATUS_OF_KIND if isinstance(exc, kind)), 500)
-    headers = {"Retry-After": str(exc.retry_after_s)} if exc.retry_after_s is not None else None
+def _refusal(request: Request[Any, Any, Any], exc: ApiError | RunsError) -> Response[Problem]:
+    """A refusal of the HTTP layer (its status on its class) or of the run core (its status by its kind)."""
+    if isinstance(exc, ApiError):
+        status, headers = exc.status_code, exc.headers or None
+    else:
+        status = next((status for kind, status in _STATUS_OF_KIND if isinstance(exc, kind)), 500)
+        headers = {"Retry-After": str(exc.retry_after_s)} if exc.retry_after_s is not None else None
     return problem_response(
         request,
         status=status,
@@ -159,9 +151,9 @@ def _unexpected_error(request: Request[Any, Any, Any], exc: Exception) -> Respon
     )
 
 
-EXCEPTION_HANDLERS: ExceptionHandlersMap = {
-    ApiError: _api_error,
-    RunsError: _runs_error,
+EXCEPTION_HANDLERS: ExceptionHandlersMap = {  # by class, the closest in the MRO first: an ApiError is an HTTPException
+    ApiError: _refusal,
+    RunsError: _refusal,
     ValidationException: _validation_error,
     HTTPException: _http_error,
     Exception: _unexpected_error,

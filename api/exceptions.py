@@ -1,7 +1,9 @@
-"""Errors the HTTP layer answers as ``application/problem+json``. Each class carries its status and stable code.
-What the run core refuses is ``api.runs.errors`` (mapped to the same kind of answer by ``api.exception_handlers``).
+"""Errors the HTTP layer answers as ``application/problem+json``. Each class carries its status and stable code, and
+derives from the Litestar exception of its status where there is one (``NotFoundException`` for a 404, ...), so
+Litestar and its OpenAPI tell its status as they tell their own. What the run core refuses is ``api.runs.errors``,
+mapped to the same kind of answer by ``api.exception_handlers``. Classes defined outside this module say where.
 
-ApiError
+ApiError (HTTPException)
 ├── TokenRejected (401)          token_missing, token_expired, …: no principal (see api/auth)
 ├── AuthRefused (any 4xx)       auth_refused: langgraph.json's ``@auth.authenticate`` or ``@auth.on`` raised
 │                               ``Auth.exceptions.HTTPException`` (401 unauthenticated by default)
@@ -10,25 +12,45 @@ ApiError
 │   └── AccessDenied            access_denied: an ``@auth.on`` handler of langgraph.json's auth returned False
 ├── NotFound (404)
 │   ├── AssistantNotFound       assistant_not_found: no registered graph has this id
-│   └── DocumentNotFound        document_not_found: no knowledge-base document has this id
+│   ├── DocumentNotFound        document_not_found: no knowledge-base document has this id
+│   ├── CronNotFound            cron_not_found: no cron of the caller's has this id (api.crons.errors)
+│   ├── StoreItemNotFound       store_item_not_found: no item at this namespace and key (api.routes.store)
+│   └── AssetNotFound           not_found: the SPA has no such file (api.routes.spa)
+├── RequestTimeout (408)         request_timeout: the request's headers or body did not arrive in time
 ├── Conflict (409)
 │   ├── RunCancelled            run_cancelled: the JSON caller's run was cancelled meanwhile
 │   └── ThreadExists            thread_exists: a thread created with an id that is taken (if_exists: raise)
-├── RequestTimeout (408)         request_timeout: the request's headers or body did not arrive in time
 ├── UnsupportedMediaType (415)   unsupported_media_type: a JSON route's body sent as anything but JSON
 ├── HostNotAllowed (421)         host_not_allowed: a Host header outside HARNESS_ALLOWED_HOSTS (DNS rebinding)
-├── UnknownAssistant (422)       assistant_unknown: a run's body names an assistant no registered graph is
-├── InvalidCursor (422)          invalid_cursor: a Last-Event-ID or ?after= the run cannot have
-├── BodyTooDeep (422)            body_too_deep: a JSON body nested deeper than the parser is allowed to go
-├── IdRefused (422)              id_refused: an id of the client's (an AG-UI runId, a message's or tool call's id)
-│                               shaped like a card number, national id, bank account or key
+├── Invalid (422)
+│   ├── UnknownAssistant        assistant_unknown: a run's body names an assistant no registered graph is
+│   ├── InvalidCursor           invalid_cursor: a Last-Event-ID or ?after= the run cannot have
+│   ├── BodyTooDeep             body_too_deep: a JSON body nested deeper than the parser is allowed to go
+│   ├── IdRefused               id_refused: an id of the client's (an AG-UI runId, a message's or tool call's
+│   │                           id) shaped like a card number, national id, bank account or key
+│   ├── CronRequestInvalid      cron_request_invalid: a schedule, time zone or end time (api.crons.errors)
+│   ├── WebhookNotAllowed       webhook_not_allowed: no http(s) URL, or a host not allowed (api.webhooks.errors)
+│   ├── StoreRequestInvalid     store_request_invalid: a namespace LangGraph's store refuses (api.routes.store)
+│   └── StoreIndexUnserved      store_index_unconfigured: ``query`` with no embedding index (api.routes.store)
 ├── TurnFailed (500, 502, 503)  the run ended with an error event; ``code`` is the event's
 └── ServiceUnavailable (503)    service_unavailable: an identity provider that does not answer
+    └── StoreIndexUnavailable   store_index_failed: the embedding function failed (api.routes.store)
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
+
+from litestar.exceptions import (
+    ClientException,
+    HTTPException,
+    InternalServerException,
+    NotAuthorizedException,
+    NotFoundException,
+    PermissionDeniedException,
+    ServiceUnavailableException,
+    ValidationException,
+)
 
 __all__ = (
     "AccessDenied",
@@ -41,6 +63,7 @@ __all__ = (
     "Forbidden",
     "HostNotAllowed",
     "IdRefused",
+    "Invalid",
     "InvalidCursor",
     "NotFound",
     "OriginNotAllowed",
@@ -55,26 +78,24 @@ __all__ = (
 )
 
 
-class ApiError(Exception):
-    status_code: int = 500
+class ApiError(HTTPException):
     code: str = "internal_error"
     title: str = "Internal error"
+    headers: dict[str, str]
     default_headers: ClassVar[dict[str, str]] = {}
 
     def __init__(self, detail: str, *, run_id: str | None = None, fields: dict[str, str] | None = None) -> None:
         """``fields``: for a 422, each failing field's path in the body (``config.configurable.thread_id``) and
         what is wrong with it."""
-        super().__init__(detail)
-        self.detail = detail
+        super().__init__(detail=detail, headers=dict(self.default_headers))
+        self.detail = detail  # as given, even empty: Litestar would put its status's phrase in its place
         self.run_id = run_id
         self.fields = fields or {}
-        self.headers = dict(self.default_headers)
 
 
-class TokenRejected(ApiError):
+class TokenRejected(ApiError, NotAuthorizedException):
     """No bearer token, or one that does not verify; ``code`` says which (``token_expired``, …)."""
 
-    status_code = 401
     title = "Unauthorized"
 
     def __init__(self, code: str, detail: str) -> None:
@@ -87,7 +108,7 @@ class TokenRejected(ApiError):
         self.headers = {"WWW-Authenticate": challenge}
 
 
-class AuthRefused(ApiError):
+class AuthRefused(ApiError, ClientException):
     """The custom auth's handler raised ``Auth.exceptions.HTTPException``: its status, detail and headers; a 401
     without a ``WWW-Authenticate`` of the handler's gets the service's bearer challenge (RFC 9110 asks for one)."""
 
@@ -103,8 +124,8 @@ class AuthRefused(ApiError):
             self.headers["WWW-Authenticate"] = 'Bearer realm="agent-harness"'
 
 
-class Forbidden(ApiError):
-    status_code = 403
+class Forbidden(ApiError, PermissionDeniedException):
+    pass
 
 
 class OriginNotAllowed(Forbidden):
@@ -122,8 +143,8 @@ class AccessDenied(Forbidden):
     title = "Forbidden"
 
 
-class NotFound(ApiError):
-    status_code = 404
+class NotFound(ApiError, NotFoundException):
+    pass
 
 
 class AssistantNotFound(NotFound):
@@ -136,7 +157,7 @@ class DocumentNotFound(NotFound):
     title = "Document not found"
 
 
-class Conflict(ApiError):
+class Conflict(ApiError, ClientException):
     status_code = 409
 
 
@@ -150,7 +171,7 @@ class RunCancelled(Conflict):
     title = "Run cancelled"
 
 
-class UnsupportedMediaType(ApiError):
+class UnsupportedMediaType(ApiError, ClientException):
     """A JSON route's body in another media type: ``text/plain`` and the form types are what a page of any
     origin may send without a preflight, so they are refused rather than parsed as JSON anyway."""
 
@@ -159,7 +180,7 @@ class UnsupportedMediaType(ApiError):
     title = "Unsupported media type"
 
 
-class HostNotAllowed(ApiError):
+class HostNotAllowed(ApiError, ClientException):
     """A ``Host`` this service does not answer for: what a DNS-rebinding page sends (its own name, resolved to
     this service's address). 421 Misdirected Request says exactly that: not a server for this authority."""
 
@@ -168,22 +189,27 @@ class HostNotAllowed(ApiError):
     title = "Host not allowed"
 
 
-class UnknownAssistant(ApiError):
+class Invalid(ApiError, ValidationException):
+    """A request Litestar's checks let through that this service cannot do as asked: 422, as Litestar's own
+    ``ValidationException`` is answered here (``api.exception_handlers``)."""
+
+    status_code = 422
+
+
+class UnknownAssistant(Invalid):
     """A run's body names an assistant no registered graph is: the request is invalid, the thread it
     addresses is there (404 would say the thread is not)."""
 
-    status_code = 422
     code = "assistant_unknown"
     title = "Unknown assistant"
 
 
-class InvalidCursor(ApiError):
-    status_code = 422
+class InvalidCursor(Invalid):
     code = "invalid_cursor"
     title = "Invalid event cursor"
 
 
-class RequestTimeout(ApiError):
+class RequestTimeout(ApiError, ClientException):
     """The body came slower than ``HARNESS_REQUEST_READ_TIMEOUT_S`` allows (``api.request_checks.read_deadline``);
     the connection closes, since what is left of the body is never read."""
 
@@ -193,18 +219,16 @@ class RequestTimeout(ApiError):
     default_headers: ClassVar[dict[str, str]] = {"Connection": "close"}
 
 
-class BodyTooDeep(ApiError):
+class BodyTooDeep(Invalid):
     """A JSON body nested deeper than ``MAX_JSON_DEPTH``: parsing it would exhaust the parser's recursion."""
 
-    status_code = 422
     code = "body_too_deep"
     title = "Request body nested too deeply"
 
 
-class IdRefused(ApiError):
+class IdRefused(Invalid):
     """An id the client made up holds what is never stored or echoed; the message names the field, not its value."""
 
-    status_code = 422
     code = "id_refused"
     title = "Id refused"
 
@@ -216,13 +240,12 @@ class IdRefused(ApiError):
         super().__init__(f"{field} {message}.", fields={field: message})
 
 
-class ServiceUnavailable(ApiError):
-    status_code = 503
+class ServiceUnavailable(ApiError, ServiceUnavailableException):
     code = "service_unavailable"
     title = "Service unavailable"
 
 
-class TurnFailed(ApiError):
+class TurnFailed(ApiError, InternalServerException):
     """A turn that ended with an ``error`` event; the status depends on who failed."""
 
     _STATUS_BY_CODE: ClassVar[dict[str, int]] = {

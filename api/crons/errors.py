@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.exceptions import ApiError, NotFound
+from api.exceptions import Invalid, NotFound
 
 __all__ = ("CronNotFound", "CronRequestInvalid")
 
@@ -14,9 +14,8 @@ class CronNotFound(NotFound):
     title = "Cron not found"
 
 
-class CronRequestInvalid(ApiError):
+class CronRequestInvalid(Invalid):
     """A schedule croniter cannot read, a time zone that is no IANA name, an end time without an offset, ..."""
 
-    status_code = 422
     code = "cron_request_invalid"
     title = "Cron request invalid"

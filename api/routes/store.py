@@ -24,7 +24,7 @@ from litestar.params import JSONBody, QueryParameter
 from agent.stores import GraphStore, StoreIndexFailed, StoreIndexUnconfigured, StoreReservedField
 from api.auth import Principal
 from api.auth.authorization import Decision, decision_of
-from api.exceptions import AccessDenied, ApiError, NotFound
+from api.exceptions import AccessDenied, Invalid, NotFound, ServiceUnavailable
 from api.openapi import problem_responses
 from api.request_checks.client_ids import refuse_personal_ids
 from api.runs.metadata_filter import matches
@@ -60,26 +60,23 @@ class StoreItemNotFound(NotFound):
     title = "Store item not found"
 
 
-class StoreRequestInvalid(ApiError):
+class StoreRequestInvalid(Invalid):
     """A namespace LangGraph's store refuses (``langgraph`` as its first label, a label with a dot)."""
 
-    status_code = 422
     code = "store_request_invalid"
     title = "Store request invalid"
 
 
-class StoreIndexUnserved(ApiError):
+class StoreIndexUnserved(Invalid):
     """``query`` without an embedding index: refused rather than answered as a search that found nothing."""
 
-    status_code = 422
     code = "store_index_unconfigured"
     title = "Semantic search not configured"
 
 
-class StoreIndexUnavailable(ApiError):
+class StoreIndexUnavailable(ServiceUnavailable):
     """``store.index``'s embedding function failed (or answered vectors of another size): nothing was written."""
 
-    status_code = 503
     code = "store_index_failed"
     title = "Embedding failed"
 

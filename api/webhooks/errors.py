@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from api.exceptions import ApiError
+from api.exceptions import Invalid
 
 __all__ = ("WebhookNotAllowed",)
 
 
-class WebhookNotAllowed(ApiError):
+class WebhookNotAllowed(Invalid):
     """A run's ``webhook`` that is no http(s) URL, or names a host ``HARNESS_WEBHOOK_ALLOWED_HOSTS`` does not."""
 
-    status_code = 422
     code = "webhook_not_allowed"
     title = "Webhook not allowed"
