@@ -57,23 +57,15 @@ def descendants(base: type[BaseException], package: str) -> dict[str, type[BaseE
     return found
 
 
-TREES = [("api.exceptions", "ApiError"), ("api.runs.errors", "RunsError"), ("api.a2a.errors", "A2AError")]
-AGENT_TREE = ("agent.errors", "AgentError")
+TREES = [
+    ("api.exceptions", "ApiError"),
+    ("api.runs.errors", "RunsError"),
+    ("api.a2a.errors", "A2AError"),
+    ("agent.errors", "AgentError"),
+]
 
 
-@pytest.mark.parametrize(
-    ("module_name", "root"),
-    [
-        *TREES,
-        pytest.param(
-            *AGENT_TREE,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="agent/errors.py's tree misses StoreError and 7 more; agent/ is being split (issue 36, item 1)",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize(("module_name", "root"), TREES)
 def test_the_tree_draws_every_class_once(module_name: str, root: str) -> None:
     module = importlib.import_module(module_name)
     drawn = [name for line in drawn_tree(module.__doc__ or "", root) for name in line.names]
@@ -81,7 +73,7 @@ def test_the_tree_draws_every_class_once(module_name: str, root: str) -> None:
     assert sorted(drawn) == sorted(descendants(getattr(module, root), module_name.partition(".")[0]))
 
 
-@pytest.mark.parametrize(("module_name", "root"), [*TREES, AGENT_TREE])
+@pytest.mark.parametrize(("module_name", "root"), TREES)
 def test_each_class_is_drawn_under_its_base_with_what_it_notes(module_name: str, root: str) -> None:
     module = importlib.import_module(module_name)
     classes = {root: getattr(module, root)} | descendants(getattr(module, root), module_name.partition(".")[0])
