@@ -2,10 +2,11 @@
 
 A written lexicon per action ("money back", "reverse the charge", "billed twice" ask for a refund; "wipe",
 "get rid of", "shut down" an account ask for a deletion), record ids in any spelling (``inv 1003``,
-``INV1004``, ``invoice #1005``, ``ACC\u20112001`` with any dash), negation ("don't delete"), questions and
-hypotheticals about an action ("how do refunds work?", "if I deleted ACC-2001, ...") that ask for nothing,
-several requests in one message, and a request that could mean more than one record ("refund INV-1001 or
-INV-1002"), which is asked about instead of guessed.
+``INV1004``, ``invoice #1005``, ``invoice no. 1004``, ``ACC\u20112001`` with any dash), negation ("don't
+delete"), someone else's idea or a request taken back ("my colleague said we should close ACC-2002, but we're
+keeping it"), questions and hypotheticals about an action ("how do refunds work?", "if I deleted ACC-2001,
+...") that ask for nothing, several requests in one message, and a request that could mean more than one record
+("refund INV-1001 or INV-1002"), which is asked about instead of guessed.
 
 Every model path gets the same reading: the stub proposes from it, the schema and tools offered to a real
 model name the records in their canonical spelling, and ``generate_answer`` holds any model's proposal to
@@ -103,19 +104,30 @@ _LEXICON: Final = (
     (REFUND, "invoice", r"\bmoney\b(?:\s+\S+){0,5}?\s+(?:back|returned)\b"),
     (REFUND, "invoice", r"\breimburs\w*"),
     (REFUND, "invoice", r"\bpay\s+(?:me|us)\s+back\b|\brepay\b"),
+    (REFUND, "invoice", r"\b(?:give|send|put|hand)\s+(?:me|us|it|that|this|them)\s+back\b"),
     (REFUND, "invoice", r"\brevers(?:e|al|ing)\b"),
     (REFUND, "invoice", r"\bcharge\s*-?\s*back\b|\bchargeback\b"),
-    (REFUND, "invoice", r"\bcredit\b(?:\s+\w+){0,3}\s+back\b"),
+    (REFUND, "invoice", r"\bcredit\b(?:\s+\S+){0,3}\s+back\b"),
     (REFUND, "invoice", r"\b(?:billed|charged|paid|invoiced)\s+(?:me\s+|us\s+)?(?:twice|two times|double|2x)\b"),
     (REFUND, "invoice", r"\bdouble[\s-]*(?:charged|billed|charge|billing)\b|\bduplicate\s+(?:charge|payment)\b"),
     (REFUND, "invoice", r"\bover\s*-?\s*charged?\b"),
     (REFUND, "invoice", r"\b(?:undo|cancel|void)\s+(?:the|this|that|my)\s+(?:charge|payment|transaction)\b"),
     (REFUND, "invoice", r"\breturn\s+(?:my|our|the)\s+(?:money|payment|funds)\b"),
     # deletion: the act, aimed at an account
-    (DELETE, "account", r"\b(?:delete|deleting|erase|erasing|remove|removing|wipe|wiping|purge|nuke|destroy)\b"),
+    (
+        DELETE,
+        "account",
+        r"\b(?:delete|deleting|erase|erasing|remove|removing|wipe|wiping|purge|nuke|destroy|scrap|scrapping|dissolve"
+        r"|discontinue|discontinuing)\b",
+    ),
     (DELETE, "account", r"\b(?:close|closing|terminate|terminating|deactivate|deactivating|kill)\b"),
     (DELETE, "account", r"\b(?:deletion|removal|closure|termination|erasure|deactivation)\b"),
-    (DELETE, "account", r"\bget\s+rid\s+of\b|\bdo\s+away\s+with\b|\bshut\b(?:\s+\S+){0,4}?\s+down\b|\bshutdown\b"),
+    (
+        DELETE,
+        "account",
+        r"\bget\s+rid\s+of\b|\bdo\s+away\s+with\b|\b(?:take|tear)\b(?:\s+\S+){0,3}?\s+down\b|"
+        r"\bshut\b(?:\s+\S+){0,4}?\s+down\b|\bshutdown\b",
+    ),
     (DELETE, "account", r"\bcancel\b(?=\s+(?:my|our|the|this|that)?\s*" + _ACCOUNT_WORD + r")"),
     # actions the agent does not have
     ("change_plan", None, r"\b(?:upgrade|downgrade)\b|\b(?:switch|change|move)\b(?:\s+\S+){0,3}?\s+plan\b"),
@@ -138,13 +150,26 @@ _TRIGGERS = tuple(
 ) + tuple((action, record, re.compile(pattern), True) for action, record, pattern in _REQUEST_ONLY)
 _SUPPORTED_RECORD = {REFUND: "invoice", DELETE: "account"}
 
-_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
+_SENTENCE = re.compile(r"(?:[^.!?;\n]|\.(?=\S)|(?<=\bno)\.|(?<=\bnr)\.|(?<=\bnum)\.)+[.!?;]*")
+"""A sentence ends at a full stop before a space, not at one inside an id ("inv.1003") or after "no." / "nr."."""
 _CLAUSE_BREAK = re.compile(r",|\b(?:but|and|then|instead|also|so|while|though|although)\b")
 _NEGATION = re.compile(
     r"\b(?:don't|dont|do not|doesn't|does not|didn't|did not|never|not|no need to|no longer|without|rather than|"
     r"instead of|won't|wont|shouldn't|should not|mustn't|must not|cancel|withdraw|call off|stop|hold off on|"
     r"hold off|avoid|refrain from)\b"
 )
+_REPORTED = re.compile(
+    r"\b(?:said|says|suggested|suggests|told (?:me|us)|recommended|thinking about|thinking of|considering|"
+    r"was thinking|were thinking|wondered|debating|thought about)\b"
+)
+"""Before an action word in its clause, someone else's idea or a plan not yet made: "my colleague said we should
+close ACC-2002", "I'm considering getting rid of ACC-2001"."""
+_RETRACTED = re.compile(
+    r"\b(?:but|though|although|however)\b[^.!?;]*\b(?:keep(?:ing)? (?:it|them|the account|my account|our account)|"
+    r"for now|changed (?:my|our) mind|never mind|on second thought|not (?:yet|now|today)|won't|will not|"
+    r"decided against|don't|do not)\b"
+)
+"""After an action word in its sentence, the request taken back: "..., but we're keeping it"."""
 _ID_EXCLUSION = re.compile(r"\b(?:not|except|excluding|other than|apart from|but not|never)\b")
 _INFO_QUESTION = re.compile(
     r"^\s*(?:how|what|why|when|where|who|whom|which|whose|does|do|did|is|are|was|were|has|have|should|shall|"
@@ -220,7 +245,7 @@ def read_requests(message: str) -> Requests:
         question = _is_question(text[start:end], named=bool(mine))
         for trigger in triggers:
             ids = _attached(trigger, triggers, mine, text, start)
-            if _negated(text, start, trigger) or question:
+            if _negated(text, start, trigger) or question or _RETRACTED.search(text, trigger.end, end):
                 declined.append(trigger.action)
                 claimed.update(r.start for r in ids)
                 continue
@@ -276,6 +301,9 @@ def _is_question(sentence: str, *, named: bool) -> bool:
     """A question about an action or a hypothetical, not a request for it. A polite request ("could you
     refund INV-1002?") or one that asks for the thing itself for a record ("can I get my money back for
     INV-1003?") is a request; "can I get a refund after 30 days?" names none and asks how things work."""
+    lead, colon, asked = sentence.rpartition(":")
+    if colon and lead.strip() and _is_question(asked, named=named):
+        return True  # "Before I decide anything: what would deleting ACC-2001 do?"
     if _SELF_REQUEST.search(sentence) and not named and not _POLITE_REQUEST.search(sentence):
         return True
     if _POLITE_REQUEST.search(sentence) or _SELF_REQUEST.search(sentence):
@@ -288,7 +316,7 @@ def _negated(text: str, sentence_start: int, trigger: _Trigger) -> bool:
     before = text[sentence_start : trigger.start]
     breaks = list(_CLAUSE_BREAK.finditer(before))
     clause = before[breaks[-1].end() :] if breaks else before
-    return bool(_NEGATION.search(clause))
+    return bool(_NEGATION.search(clause) or _REPORTED.search(before))
 
 
 def _attached(
