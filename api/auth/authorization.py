@@ -32,6 +32,7 @@ import msgspec
 
 from api.auth.custom import json_body
 from api.auth.custom_user import AuthUser
+from api.auth.route_actions import ROUTE_ACTIONS, json_object, thread_create_value
 from api.runs.errors import RunNotFound, SessionNotFound
 from api.runs.metadata_filter import MetadataFilter
 
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from api.runs.threads import ThreadBook
 
 __all__ = (
-    "ROUTE_ACTIONS",
     "Decision",
     "authorize_route",
     "decision_of",
@@ -69,237 +69,6 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
     where: MetadataFilter | None = None
     """The filter it returned; None: it allowed without one."""
 
-
-def _object(body: Any) -> dict[str, Any]:
-    return body if isinstance(body, dict) else {}
-
-
-def _thread(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del query, body
-    return {"thread_id": path.get("thread_id"), "run_id": path.get("run_id")}
-
-
-def thread_create_value(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del path, query
-    given = _object(body)
-    return {
-        "thread_id": given.get("thread_id"),
-        "metadata": dict(_object(given.get("metadata"))),
-        "if_exists": given.get("if_exists", "raise"),
-        "ttl": given.get("ttl"),
-    }
-
-
-def _thread_update(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    return {"thread_id": path.get("thread_id"), "run_id": path.get("run_id"), "action": query.get("action")} | (
-        {"values": _object(body).get("values")} if body is not None else {}
-    )
-
-
-def _thread_search(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del path, query
-    given = _object(body)
-    return {
-        "metadata": dict(_object(given.get("metadata"))),
-        "values": given.get("values"),
-        "status": given.get("status"),
-        "limit": given.get("limit", 10),
-        "offset": given.get("offset", 0),
-        "ids": given.get("ids"),
-        "thread_id": None,
-    }
-
-
-_RUN_FIELDS = ("assistant_id", "metadata", "multitask_strategy", "if_not_exists", "after_seconds", "webhook")
-
-
-def _run_create(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del query
-    given = _object(body)
-    return {
-        "thread_id": path.get("thread_id"),
-        "assistant_id": given.get("assistant_id"),
-        "run_id": None,
-        "status": "pending",
-        "metadata": dict(_object(given.get("metadata"))),
-        "prevent_insert_if_inflight": True,
-        "multitask_strategy": given.get("multitask_strategy", "enqueue"),
-        "if_not_exists": given.get("if_not_exists", "reject"),
-        "after_seconds": given.get("after_seconds"),
-        "kwargs": {key: item for key, item in given.items() if key not in _RUN_FIELDS},
-    }
-
-
-def _chat_run(thread_key: str) -> Callable[[Mapping[str, Any], Mapping[str, str], Any], dict[str, Any]]:
-    """A run a chat protocol starts: its thread is the body's ``thread_key`` (AG-UI's ``threadId``, the AI SDK's
-    ``id``, ``/chat``'s ``session_id``), its assistant the path's."""
-
-    def value(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-        del query
-        given = _object(body)
-        return {
-            "thread_id": given.get(thread_key),
-            "assistant_id": path.get("assistant_id"),
-            "run_id": None,
-            "status": "pending",
-            "metadata": {},
-            "multitask_strategy": "reject",
-            "if_not_exists": "create",
-            "kwargs": {},
-        }
-
-    return value
-
-
-def _assistant(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del query, body
-    return {"assistant_id": path.get("assistant_id")}
-
-
-def _assistant_search(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del path, query
-    given = _object(body)
-    return {
-        "graph_id": given.get("graph_id"),
-        "metadata": dict(_object(given.get("metadata"))),
-        "limit": given.get("limit", 10),
-        "offset": given.get("offset", 0),
-    }
-
-
-def _labels(given: Any) -> tuple[str, ...]:
-    return tuple(str(label) for label in given) if isinstance(given, list) else ()
-
-
-def _store_item(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del path
-    if body is None:  # GET /store/items: the namespace is the query's, its labels joined with "."
-        labels = query.get("namespace", "")
-        return {"namespace": tuple(labels.split(".")) if labels else (), "key": query.get("key")}
-    given = _object(body)
-    return {"namespace": _labels(given.get("namespace")), "key": given.get("key")}
-
-
-def _store_put(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    given = _object(body)
-    return _store_item(path, query, body) | {"value": given.get("value"), "index": given.get("index")}
-
-
-def _store_search(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del path, query
-    given = _object(body)
-    return {
-        "namespace": _labels(given.get("namespace_prefix")),
-        "filter": given.get("filter"),
-        "limit": given.get("limit", 10),
-        "offset": given.get("offset", 0),
-        "query": given.get("query"),
-    }
-
-
-def _store_namespaces(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del path, query
-    given = _object(body)
-    return {
-        "namespace": _labels(given.get("prefix")) or None,
-        "suffix": _labels(given.get("suffix")) or None,
-        "max_depth": given.get("max_depth"),
-        "limit": given.get("limit", 100),
-        "offset": given.get("offset", 0),
-    }
-
-
-def _cron_create(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del query
-    given = _object(body)
-    payload = {key: item for key, item in given.items() if key not in ("schedule", "end_time")}
-    return {
-        "payload": payload,
-        "metadata": dict(_object(given.get("metadata"))),
-        "schedule": given.get("schedule"),
-        "cron_id": None,
-        "thread_id": path.get("thread_id"),
-        "user_id": None,
-        "end_time": given.get("end_time"),
-    }
-
-
-def _cron(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del query
-    given = _object(body)
-    changed = {key: item for key, item in given.items() if key not in ("schedule",)}
-    return {"cron_id": path.get("cron_id")} | ({"payload": changed, "schedule": given.get("schedule")} if given else {})
-
-
-def _cron_search(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:
-    del path, query
-    given = _object(body)
-    return {
-        "assistant_id": given.get("assistant_id"),
-        "thread_id": given.get("thread_id"),
-        "limit": given.get("limit", 10),
-        "offset": given.get("offset", 0),
-    }
-
-
-_READ_THREAD = ("threads", "read", _thread)
-_CREATE_RUN = ("threads", "create_run", _run_create)
-ROUTE_ACTIONS: dict[str, tuple[str, str, Callable[[Mapping[str, Any], Mapping[str, str], Any], dict[str, Any]]]] = {
-    "createThread": ("threads", "create", thread_create_value),
-    "getThread": _READ_THREAD,
-    "deleteThread": ("threads", "delete", _thread),
-    "copyThread": _READ_THREAD,
-    "searchThreads": ("threads", "search", _thread_search),
-    "getThreadState": _READ_THREAD,
-    "updateThreadState": ("threads", "update", _thread_update),
-    "getThreadHistory": _READ_THREAD,
-    "createThreadRun": _CREATE_RUN,
-    "streamThreadRun": _CREATE_RUN,
-    "waitThreadRun": _CREATE_RUN,
-    "streamStatelessRun": _CREATE_RUN,
-    "waitStatelessRun": _CREATE_RUN,
-    "listThreadRuns": _READ_THREAD,
-    "getThreadRun": _READ_THREAD,
-    "joinThreadRun": _READ_THREAD,
-    "joinThreadRunStream": _READ_THREAD,
-    "joinStatelessRunStream": _READ_THREAD,
-    "deleteThreadRun": ("threads", "delete", _thread),
-    "cancelThreadRun": ("threads", "update", _thread_update),
-    "getRun": _READ_THREAD,
-    "streamRunEvents": _READ_THREAD,
-    "getRunCase": _READ_THREAD,
-    "postRunFeedback": _READ_THREAD,
-    "cancelRun": ("threads", "update", _thread_update),
-    "listApprovals": (
-        "threads",
-        "search",
-        lambda path, query, body: _thread_search(path, query, {"status": "interrupted"}),
-    ),
-    "runAgUi": ("threads", "create_run", _chat_run("threadId")),
-    "runAgUiGraph": ("threads", "create_run", _chat_run("threadId")),
-    "aiSdkChat": ("threads", "create_run", _chat_run("id")),
-    "aiSdkGraphChat": ("threads", "create_run", _chat_run("id")),
-    "aiSdkReconnect": ("threads", "read", lambda path, query, body: {"thread_id": path.get("chat_id")}),
-    "aiSdkGraphReconnect": ("threads", "read", lambda path, query, body: {"thread_id": path.get("chat_id")}),
-    "chat": ("threads", "create_run", _chat_run("session_id")),
-    "resumeChat": ("threads", "create_run", _chat_run("session_id")),
-    "searchAssistants": ("assistants", "search", _assistant_search),
-    "getAssistant": ("assistants", "read", _assistant),
-    "getAssistantGraph": ("assistants", "read", _assistant),
-    "getAssistantSchemas": ("assistants", "read", _assistant),
-    "putStoreItem": ("store", "put", _store_put),
-    "getStoreItem": ("store", "get", _store_item),
-    "deleteStoreItem": ("store", "delete", _store_item),
-    "searchStoreItems": ("store", "search", _store_search),
-    "listStoreNamespaces": ("store", "list_namespaces", _store_namespaces),
-    "createCron": ("crons", "create", _cron_create),
-    "createThreadCron": ("crons", "create", _cron_create),
-    "searchCrons": ("crons", "search", _cron_search),
-    "countCrons": ("crons", "search", _cron_search),
-    "updateCron": ("crons", "update", _cron),
-    "deleteCron": ("crons", "delete", _cron),
-}
-"""Each route's resource and action, as the Agent Server names them, and how its value is built."""
 
 _RPC_ACTIONS = {
     "SendMessage": "create_run",
@@ -399,7 +168,7 @@ async def _route_action(
 ) -> tuple[str, str, Callable[[Mapping[str, Any], Mapping[str, str], Any], dict[str, Any]]] | None:
     if operation not in _RPC_ROUTES:
         return ROUTE_ACTIONS.get(operation)
-    call = _object(await json_body(connection))
+    call = json_object(await json_body(connection))
     method = call.get("method")
     if isinstance(method, str):
         action = _RPC_ACTIONS.get(method)
@@ -407,8 +176,8 @@ async def _route_action(
         action = "create_run" if operation == "mcpMessage" and "id" in call else None
     if action is None:
         return None
-    params = _object(call.get("params"))
-    message = _object(params.get("message"))
+    params = json_object(call.get("params"))
+    message = json_object(params.get("message"))
     thread_id = message.get("contextId") or params.get("contextId")
 
     def value(path: Mapping[str, Any], query: Mapping[str, str], body: Any) -> dict[str, Any]:

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from api.app import AGENT_PROTOCOL_ROUTES, create_app
-from api.auth.authorization import ROUTE_ACTIONS
+from api.app import create_app
+from api.auth.route_actions import ROUTE_ACTIONS
+from api.routes.agent_protocol import AGENT_PROTOCOL_ROUTES
 from api.settings import Settings
 
 
