@@ -40,13 +40,16 @@ import uuid
 from collections import deque
 from decimal import Decimal
 from pathlib import PurePath
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 from langgraph.errors import EmptyInputError, GraphBubbleUp, InvalidUpdateError, TaskNotFound
 from langgraph.types import Send
 
 from agent.guardrails import redact
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = (
     "CUT_KEY",
@@ -121,6 +124,10 @@ class _JsonSafe:
             return value if math.isfinite(value) else None
         if depth >= MAX_DEPTH:
             return self._string(f"<nested deeper than {MAX_DEPTH}>")
+        if kind is HeadedDict:  # a streamed chunk and its metadata: most parts of a run
+            return self._headed(value, depth)
+        if kind is _Prepared:
+            return self._prepared(value, depth)
         if kind is dict or isinstance(value, dict):
             self.bound += _SCALAR_BOUND
             return {
@@ -130,10 +137,6 @@ class _JsonSafe:
         if isinstance(value, list) or (isinstance(value, tuple) and not hasattr(value, "_asdict")):
             self.bound += _SCALAR_BOUND
             return [self.convert(item, depth + 1) for item in value]
-        if kind is _Prepared:
-            return self._prepared(value, depth)
-        if kind is HeadedDict:
-            return self._headed(value, depth)
         return self._other(value, depth)
 
     def _headed(self, headed: HeadedDict, depth: int) -> Any:
@@ -268,14 +271,14 @@ class PreparedValues:
         self._kept.pop(id(value), None)
         return self._keep(self._kept, id(value), prepared)
 
-    def prepared_tail(self, key: tuple[Any, ...], tail: dict[str, Any], depth: int) -> _Prepared | None:
-        """The conversion of ``tail`` at ``depth``, kept under ``key``: the caller's promise that the dicts it
-        gives under one key convert the same (their values, of JSON types, make the key); ``None`` unless
-        ``tail`` holds only JSON types and short strings."""
+    def prepared_tail(self, key: tuple[Any, ...], depth: int, tail: Callable[[], dict[str, Any]]) -> _Prepared | None:
+        """The conversion at ``depth`` of the dict ``tail()`` makes, kept under ``key``: the caller's promise that
+        the dicts it makes under one key convert the same (their values, of JSON types, make the key); ``None``
+        unless the dict holds only JSON types and short strings."""
         kept = self._tails.get((key, depth))
         if kept is not None:
             return kept
-        prepared = _prepare(tail, b"", depth)
+        prepared = _prepare(tail(), b"", depth)
         return self._keep(self._tails, (key, depth), prepared) if prepared is not None else None
 
     def _keep(self, kept: dict[Any, _Prepared], key: Any, prepared: _Prepared) -> _Prepared:

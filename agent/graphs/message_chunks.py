@@ -10,7 +10,7 @@ list of blocks, and whole messages (a node's returned ``ToolMessage``), are reda
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from langchain_core.messages import AIMessageChunk, BaseMessageChunk
 
@@ -24,14 +24,7 @@ __all__ = ("ChunkRedactor",)
 
 _AI_CHUNK_FIELDS = tuple(AIMessageChunk.model_fields)
 _TAIL_FIELDS = _AI_CHUNK_FIELDS[1:]
-_STRING_FIELDS = ("type", "name", "id", "chunk_position")
-_EMPTY_UNLESS_DUMPED = (
-    "additional_kwargs",
-    "response_metadata",
-    "tool_calls",
-    "invalid_tool_calls",
-    "tool_call_chunks",
-)
+_CONTENT_FIRST = _AI_CHUNK_FIELDS[0] == "content"
 
 
 class ChunkRedactor:
@@ -68,22 +61,29 @@ class ChunkRedactor:
             )
         return dumped
 
-    def _plain_head(self, message: BaseMessageChunk, content: str, depth: int) -> HeadedDict | None:
-        values = tuple(getattr(message, name) for name in _STRING_FIELDS)
-        if any(value is not None and type(value) is not str for value in values):
+    def _plain_head(self, message: AIMessageChunk, content: str, depth: int) -> HeadedDict | None:
+        values = (message.type, message.name, message.id, message.chunk_position)
+        if any(value is not None and value.__class__ is not str for value in values):
             return None
-        tail = {name: getattr(message, name) for name in _TAIL_FIELDS}
-        prepared = self._tails.prepared_tail(values, tail, depth)
+        prepared = self._tails.prepared_tail(
+            values, depth, lambda: {name: getattr(message, name) for name in _TAIL_FIELDS}
+        )
         return HeadedDict("content", content, prepared) if prepared is not None else None
 
 
-def _plain_text(message: BaseMessageChunk) -> bool:
+def _plain_text(message: BaseMessageChunk) -> TypeGuard[AIMessageChunk]:
     """Whether ``message`` is a text chunk whose fields but its content are strings, ``None`` and empty
     containers (most of a stream), so its ``model_dump()`` is its fields as they are."""
     return (
-        type(message) is AIMessageChunk
-        and _AI_CHUNK_FIELDS[0] == "content"
+        message.__class__ is AIMessageChunk
+        and _CONTENT_FIRST
         and not message.__pydantic_extra__
         and message.usage_metadata is None
-        and not any(getattr(message, name) for name in _EMPTY_UNLESS_DUMPED)
+        and not (
+            message.additional_kwargs
+            or message.response_metadata
+            or message.tool_calls
+            or message.invalid_tool_calls
+            or message.tool_call_chunks
+        )
     )

@@ -84,18 +84,19 @@ class _Text:
     def final_end(self) -> int:
         """How much of the text nothing that follows can change: the words after ``last_word`` are read, and
         the run before it is known."""
-        words = list(_TOKEN.finditer(self.folded, self.last_word))
-        if not words or _HARD_GAP.search(self.folded, words[-1].end()):
-            self.last_word = self.joined = len(self.folded)
+        folded = self.folded
+        words = [word.span() for word in _TOKEN.finditer(folded, self.last_word)]
+        if not words or _HARD_GAP.search(folded, words[-1][1]):
+            self.last_word = self.joined = len(folded)
             return self.joined
-        joined = words[-1].start()
-        for word, following in zip(reversed(words[:-1]), reversed(words[1:]), strict=True):
-            if _HARD_GAP.search(self.folded, word.end(), following.start()) or not _may_join(word.group()):
+        last_word = joined = words[-1][0]
+        for start, end in reversed(words[:-1]):  # each word before the one ``joined`` starts
+            if _HARD_GAP.search(folded, end, joined) or not _may_join(folded[start:end]):
                 break
-            joined = word.start()
+            joined = start
         else:
             joined = min(joined, self.joined)
-        self.last_word, self.joined = words[-1].start(), joined
+        self.last_word, self.joined = last_word, joined
         return max(joined, self.released)
 
     def release(self, end: int) -> None:
@@ -122,15 +123,21 @@ class PiecewiseRedactor:
     def feed(self, key: Any, piece: str, *, last: bool = False) -> str:
         """What of ``key``'s text may be let out now that ``piece`` arrived, redacted; all of the rest when
         ``last``."""
-        held = self._texts.setdefault(key, _Text())
+        held = self._texts.get(key)
+        if held is None:
+            held = self._texts[key] = _Text()
         held.append(piece)
         start = held.released
         text, folded = held.text, held.folded
-        end = len(text) if last else max(held.final_end(), _bounded_end(text, folded, start))
         if last:
+            end = len(text)
             del self._texts[key]
-        elif end > start:
-            held.release(end)
+        else:
+            end = held.final_end()
+            if len(folded) - start > 2 * _LOOKBACK:  # else too short a hold for _bounded_end to look for a cut
+                end = max(end, _bounded_end(text, folded, start))
+            if end > start:
+                held.release(end)
         if end <= start:
             return ""
         window = _back(folded, start, _LOOKBACK)
@@ -156,7 +163,21 @@ class PiecewiseRedactor:
 
 
 def _may_join(token: str) -> bool:
-    """Whether ``token`` (folded) may stand inside a number or a key's header that goes on after it."""
+    """Whether ``token`` (folded) may stand inside a number or a key's header that goes on after it; a model
+    writes the same words again and again, so each is read once."""
+    joins = _joining.get(token)
+    if joins is None:
+        if len(_joining) >= _JOINING_KEPT:
+            _joining.clear()
+        joins = _joining[token] = _reads_as_joining(token)
+    return joins
+
+
+_JOINING_KEPT = 4096
+_joining: dict[str, bool] = {}
+
+
+def _reads_as_joining(token: str) -> bool:
     if _DIGIT.search(token) or len(token.replace(MARK, "")) <= _SHORT_GROUP or _KEY_HEADER_WORD.fullmatch(token):
         return True
     return _NOT_IN_AN_IBAN.search(token) is None
