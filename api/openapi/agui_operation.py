@@ -9,7 +9,8 @@ from ag_ui.core import PROTOCOL_VERSION, RunStartedEvent
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, Operation, RequestBody
 
 from api.negotiation import EVENT_STREAM
-from api.openapi.document import schema_ref, verbatim_examples
+from api.openapi.operations import verbatim_examples
+from api.openapi.responses import schema_ref
 
 __all__ = ("AGUI_REQUEST_EXAMPLES", "AgUiOperation")
 

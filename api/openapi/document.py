@@ -1,49 +1,28 @@
 """The OpenAPI 3.1 document. Litestar generates it from the routes; the contract Structs give its schemas.
 
-Litestar describes the operations (paths, parameters, bodies, statuses). What it cannot say alone is
-added here, next to nothing else: a 200 that is JSON *or* an SSE stream (operation classes the routes
-opt into), and component schemas exactly as msgspec validates them, so the document and the behaviour
-agree (``additionalProperties: false`` where unknown fields are rejected, the same patterns and bounds).
+Litestar describes the operations (paths, parameters, bodies, statuses). What it cannot say alone is added
+here and beside it: component schemas exactly as msgspec validates them, so the document and the behaviour agree
+(``additionalProperties: false`` where unknown fields are rejected, the same patterns and bounds), the parameters
+as the server reads them and the answers of the request checks (this module); a 200 that is JSON *or* an SSE
+stream (``operations``, classes the routes opt into); the problem+json answers (``responses``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, get_args
 
 import msgspec
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.plugins import JsonRenderPlugin
-from litestar.openapi.spec import (
-    Example,
-    Link,
-    OpenAPIHeader,
-    OpenAPIMediaType,
-    OpenAPIResponse,
-    Operation,
-    Reference,
-    RequestBody,
-    Schema,
-    Tag,
-)
-from litestar.openapi.spec.enums import OpenAPIType
+from litestar.openapi.spec import Tag
 
 from api.event_stream_schema import event_stream_schema
-from api.negotiation import EVENT_STREAM
 from api.openapi.agent_protocol_runs import BUILT_IN_ASSISTANTS, describe_run_create, narrow_webhooks
 from api.openapi.agent_protocol_stream import agent_protocol_stream_schemas
 from api.openapi.agui_schemas import agui_schemas
-from api.openapi_examples import (
-    CHAT_REQUEST_EXAMPLES,
-    CHAT_RESPONSE_EXAMPLES,
-    EVENT_STREAM_EXAMPLE,
-    PROBLEM_EXAMPLES,
-    RESUME_REQUEST_EXAMPLES,
-)
+from api.openapi.responses import FOREIGN_ORIGIN, SCHEMA_REF, problem_response
 from api.request_checks.cross_origin import STATE_CHANGING_METHODS
 from contracts import (
     ID_PATTERN,
-    PROBLEM_MEDIA_TYPE,
     AgUiRunInput,
     ChatRequest,
     ChatResponse,
@@ -72,28 +51,18 @@ if TYPE_CHECKING:
     from api.openapi.agent_protocol_runs import ServedAssistant
 
 __all__ = (
-    "ENDED_STREAM_RESPONSE",
     "LAST_EVENT_ID_PATTERN",
-    "RUN_ID_HEADER",
+    "PUBLIC_OPERATIONS",
     "RUN_ID_PATTERN",
-    "SESSION_ID_HEADER",
     "SESSION_ID_PATTERN",
     "TAGS",
     "ContractJsonPlugin",
-    "EventStreamOperation",
-    "ResumeOperation",
-    "RunOperation",
-    "TurnOperation",
+    "contract_schemas",
     "openapi_document",
-    "problem_responses",
-    "schema_ref",
-    "verbatim_examples",
 )
 
 SESSION_ID_PATTERN = RUN_ID_PATTERN = ID_PATTERN
 LAST_EVENT_ID_PATTERN = ID_PATTERN.removesuffix("$") + ":[0-9]{1,12}$"
-RUN_ID_HEADER = "Run-Id"
-SESSION_ID_HEADER = "Session-Id"
 TAGS = [
     Tag(name="turns", description="Talk to the agent: one turn, or the decision a paused turn waits for."),
     Tag(name="runs", description="A turn's run: its snapshot, its event stream (replay and live tail), cancelling it."),
@@ -110,15 +79,6 @@ TAGS = [
 ]
 """Every operation has exactly one of these, so generated clients group them the same way."""
 
-ENDED_STREAM_RESPONSE = ResponseSpec(
-    data_container=None,
-    description=(
-        "The run has ended and the cursor is at or past its terminal event: there is nothing more to send. "
-        "No body; a browser's `EventSource` stops reconnecting on a 204."
-    ),
-)
-
-_REF = "#/components/schemas/{name}"
 _CONTRACT_TYPES: tuple[Any, ...] = (
     ChatRequest,
     ResumeRequest,
@@ -172,39 +132,6 @@ _MORE_ANSWERS = {
     }
 }
 """Answers a route gives besides the status it declares (a cancel answers 202, or 200 with the result it waited for)."""
-_FOREIGN_ORIGIN = (
-    "a browser page of another origin sent it; only the service's own pages and the origins listed in "
-    "HARNESS_CORS_ORIGINS may change anything"
-)
-_PROBLEMS = {
-    401: (
-        "Identity is on and the request has no valid bearer token; `code` says why (`token_missing`, "
-        "`token_unknown`, `token_malformed`, `token_expired`, `token_not_yet_valid`, `token_signature_invalid`, "
-        "`token_audience_invalid`, `token_issuer_invalid`, `token_subject_missing`)"
-    ),
-    403: (
-        "The caller may not do this: `not_an_approver` (deciding needs HARNESS_APPROVER_ROLE), `not_the_owner` "
-        f"(only the run's owner cancels it), `origin_not_allowed` ({_FOREIGN_ORIGIN})"
-    ),
-    404: "Unknown run (or one of another session or subject), session of another subject, approval or document",
-    409: (
-        "Conflict: the session has a run in progress (or is being erased), or the run is not waiting for this decision"
-    ),
-    413: "Request body too large",
-    415: "The body is not JSON: send it as `Content-Type: application/json` (`unsupported_media_type`)",
-    421: (
-        "The `Host` header names a host this service does not answer for (`host_not_allowed`): a DNS-rebinding "
-        "page, or a name missing from HARNESS_ALLOWED_HOSTS"
-    ),
-    422: "Invalid request: every failing field is listed in `errors`",
-    429: (
-        "Rate limited (turns per minute per subject, or per address with identity off) or too many open event "
-        "streams for the subject: retry after `Retry-After` seconds"
-    ),
-    500: "The agent failed unexpectedly (no half-filled ChatResponse is ever sent)",
-    502: "The model provider failed mid-answer",
-    503: "The model provider or a store is unavailable, or the service is shutting down",
-}
 PUBLIC_OPERATIONS = frozenset({"healthz", "a2aDefaultAgentCard", "a2aAgentCard"})
 """Operations anyone may call when identity is on (besides the SPA's pages and this document)."""
 BEARER_SCHEME = {
@@ -216,125 +143,6 @@ BEARER_SCHEME = {
         "started them; to anyone else they do not exist (404)."
     ),
 }
-_EVENT_STREAM_DESCRIPTION = (
-    "With `Accept: text/event-stream` ranked above `application/json`: the run as Server-Sent Events. "
-    "The schema describes one event; its `data` is a JSON envelope (see `Envelope` and docs/events.md). "
-    "Comment lines `: hb` are heartbeats."
-)
-
-
-def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
-    """The problem+json answers a route can give, for its ``responses=``."""
-    return {
-        status: ResponseSpec(
-            data_container=Problem,
-            media_type=PROBLEM_MEDIA_TYPE,
-            description=_PROBLEMS[status],
-            generate_examples=False,
-            examples=[Example(summary=name, value=value) for name, value in PROBLEM_EXAMPLES.get(status, {}).items()],
-        )
-        for status in statuses
-    }
-
-
-def schema_ref(name: str) -> Reference:
-    return Reference(ref=_REF.format(name=name))
-
-
-@dataclass
-class _VerbatimExample(Example):
-    """An example whose ``null`` fields survive (Litestar drops ``None`` values while rendering)."""
-
-    def to_schema(self) -> dict[str, Any]:
-        return {"value": self.value}
-
-
-def verbatim_examples(values: dict[str, Any]) -> dict[str, Example | Reference]:
-    return {name: _VerbatimExample(value=value) for name, value in values.items()}
-
-
-def _event_stream_media() -> OpenAPIMediaType:
-    return OpenAPIMediaType(schema=schema_ref("EventStream"), examples=verbatim_examples(EVENT_STREAM_EXAMPLE))
-
-
-def _run_links(source: str) -> dict[str, Link | Reference]:
-    """Where a client goes next with the run a response names (also what the stateful fuzzer follows).
-
-    ``source`` is ``body`` for JSON-only answers and ``header`` for the turn routes, whose 200 may be JSON or
-    an event stream: the ``Run-Id``/``Session-Id`` headers are there either way, the body's fields are not.
-    """
-    if source == "header":
-        run = {"run_id": f"$response.header.{RUN_ID_HEADER}", "session_id": f"$response.header.{SESSION_ID_HEADER}"}
-    else:
-        run = {"run_id": "$response.body#/run_id", "session_id": "$response.body#/session_id"}
-    return {
-        "GetRun": Link(operation_id="getRun", parameters=run, description="The run's snapshot."),
-        "StreamRunEvents": Link(operation_id="streamRunEvents", parameters=run, description="Its events."),
-        "CancelRun": Link(operation_id="cancelRun", parameters=run, description="Cancel it."),
-    }
-
-
-@dataclass
-class RunOperation(Operation):
-    """``GET /runs/{run_id}`` and ``POST /runs/{run_id}/cancel``: link to the run's other operations."""
-
-    def __post_init__(self) -> None:
-        for status, response in (self.responses or {}).items():
-            if status in ("200", "202") and isinstance(response, OpenAPIResponse):
-                response.links = _run_links("body")
-
-
-@dataclass
-class TurnOperation(Operation):
-    """``POST /chat``: a JSON ``ChatResponse``, or the run as SSE (content negotiation)."""
-
-    def __post_init__(self) -> None:
-        _describe_turn(self, CHAT_REQUEST_EXAMPLES)
-
-
-@dataclass
-class ResumeOperation(Operation):
-    """``POST /chat/resume``: like ``POST /chat``, continuing the paused run."""
-
-    def __post_init__(self) -> None:
-        _describe_turn(self, RESUME_REQUEST_EXAMPLES)
-
-
-@dataclass
-class EventStreamOperation(Operation):
-    """``GET /runs/{run_id}/events``: always SSE."""
-
-    def __post_init__(self) -> None:
-        ok = self.responses["200"] if self.responses else None
-        assert isinstance(ok, OpenAPIResponse)
-        ok.description = "The run's events after the cursor, then the live tail until its terminal event."
-        ok.content = {EVENT_STREAM: _event_stream_media()}
-
-
-def _describe_turn(operation: Operation, request_examples: dict[str, Any]) -> None:
-    body = operation.request_body
-    assert isinstance(body, RequestBody)
-    body.content["application/json"].examples = verbatim_examples(request_examples)
-    ok = operation.responses["200"] if operation.responses else None
-    assert isinstance(ok, OpenAPIResponse)
-    ok.description = "The turn's ChatResponse (also for a paused turn: `status: paused`), or the run as SSE."
-    ok.links = _run_links("header")
-    ok.headers = {
-        RUN_ID_HEADER: _id_header("The run this turn is (the same as the body's `run_id`)."),
-        SESSION_ID_HEADER: _id_header("The run's session (the same as the body's `session_id`)."),
-    }
-    ok.content = {
-        "application/json": OpenAPIMediaType(
-            schema=schema_ref(ChatResponse.__name__), examples=verbatim_examples(CHAT_RESPONSE_EXAMPLES)
-        ),
-        EVENT_STREAM: _event_stream_media(),
-    }
-
-
-def _id_header(description: str) -> OpenAPIHeader:
-    return OpenAPIHeader(
-        schema=Schema(type=OpenAPIType.STRING, pattern=ID_PATTERN), description=description, required=True
-    )
 
 
 def contract_schemas(
@@ -342,7 +150,7 @@ def contract_schemas(
 ) -> dict[str, Any]:
     """Component schemas of every contract Struct, as msgspec generates (and validates) them, ``RunCreate`` narrowed
     to the ``served`` assistants and the webhooks allowed (``webhook_pattern``; None: none)."""
-    (*_, envelope), components = msgspec.json.schema_components((*_CONTRACT_TYPES, Envelope), ref_template=_REF)
+    (*_, envelope), components = msgspec.json.schema_components((*_CONTRACT_TYPES, Envelope), ref_template=SCHEMA_REF)
     components["Envelope"] = {
         "title": "Envelope",
         "description": "One SSE event's data: the v1 envelope, discriminated by `type`.",
@@ -361,16 +169,16 @@ def contract_schemas(
             "data": {
                 "type": "string",
                 "contentMediaType": "application/json",
-                "contentSchema": {"$ref": _REF.format(name="Envelope")},
+                "contentSchema": {"$ref": SCHEMA_REF.format(name="Envelope")},
             },
         },
     }
     components["EventStream"] = event_stream_schema(
-        "EventStream", _REF.format(name="ServerSentEvent"), "A run's events as Server-Sent Events."
+        "EventStream", SCHEMA_REF.format(name="ServerSentEvent"), "A run's events as Server-Sent Events."
     )
-    describe_run_create(components, served, _REF)
+    describe_run_create(components, served, SCHEMA_REF)
     narrow_webhooks(components, webhook_pattern)
-    return {**components, **agui_schemas(_REF), **agent_protocol_stream_schemas(_REF)}
+    return {**components, **agui_schemas(SCHEMA_REF), **agent_protocol_stream_schemas(SCHEMA_REF)}
 
 
 def finalize(
@@ -411,27 +219,12 @@ def _add_request_check_problems(method: str, operation: dict[str, Any]) -> None:
     """The answers of api/request_checks, which run before any route: a foreign ``Host`` on any operation, a
     body that is not JSON on those that take one, a foreign ``Origin`` on those that change something."""
     responses = operation.setdefault("responses", {})
-    responses["421"] = _problem_response(421)
+    responses["421"] = problem_response(421)
     if "requestBody" in operation:
-        responses["415"] = _problem_response(415)
+        responses["415"] = problem_response(415)
     if method.upper() in STATE_CHANGING_METHODS and "403" not in responses:
-        responses["403"] = _problem_response(403, f"`origin_not_allowed`: {_FOREIGN_ORIGIN}", code="origin_not_allowed")
+        responses["403"] = problem_response(403, f"`origin_not_allowed`: {FOREIGN_ORIGIN}", code="origin_not_allowed")
     operation["responses"] = dict(sorted(responses.items()))
-
-
-def _problem_response(status: int, description: str | None = None, *, code: str | None = None) -> Any:
-    """A problem+json response as ``problem_responses`` has Litestar render it (its examples: those of ``code``)."""
-    chosen = [
-        (name, value) for name, value in PROBLEM_EXAMPLES.get(status, {}).items() if code in (None, value["code"])
-    ]
-    examples = {
-        f"problem-example-{number}": {"summary": name, "value": value}
-        for number, (name, value) in enumerate(chosen, start=1)
-    }
-    media: dict[str, Any] = {"schema": schema_ref(Problem.__name__).to_schema()}
-    if examples:
-        media["examples"] = examples
-    return {"description": description or _PROBLEMS[status], "content": {PROBLEM_MEDIA_TYPE: media}}
 
 
 def _header(description: str, kind: str = "string") -> dict[str, Any]:
