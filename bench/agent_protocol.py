@@ -103,14 +103,18 @@ def peer_venv(name: str) -> Path:
 class Peer(Server):
     """A server under test on core 0 in a fresh directory, stopped and removed as ``bench.servers.Server`` is."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, replay_window: int = 10_000) -> None:
+        """``replay_window``: the events this service keeps of a run (``HARNESS_REPLAY_WINDOW``), as its ``/chat``
+        server beside it keeps them, so neither trims its log where the other does not."""
         super().__init__(name, f"firehose (from {CONFIG.name})")
         self.name = name
+        self.replay_window = replay_window
 
     def command(self) -> tuple[list[str], dict[str, str]]:
         if self.name == "harness":
             harness = [str(Path(sys.executable).parent / "harness"), "serve", "--config", str(CONFIG)]
-            return [*harness, "--port", str(self.port)], {"HARNESS_DATA_DIR": str(self._data_dir)}
+            env = {"HARNESS_DATA_DIR": str(self._data_dir), "HARNESS_REPLAY_WINDOW": str(self.replay_window)}
+            return [*harness, "--port", str(self.port)], env
         for source in CONFIG.parent.glob("*.*"):  # the peers resolve the graph's path from their working directory
             shutil.copy(source, self._data_dir)
         if self.name == "aegra":
@@ -426,7 +430,7 @@ def run(
         if name != "harness":
             peer_venv(name)
     with ExitStack() as stack:
-        servers = {name: stack.enter_context(Peer(name)) for name in peers}
+        servers = {name: stack.enter_context(Peer(name, replay_window=tokens + 100)) for name in peers}
         figures = asyncio.run(measure(servers, tokens, turns, reconnect_tokens, reconnects))
     figures[CHAT] = asyncio.run(measure_chat(tokens, turns, reconnect_tokens, reconnects, model="langchain"))
     figures[CHAT_NATIVE] = asyncio.run(measure_chat(tokens, turns, reconnect_tokens, reconnects, model="firehose"))

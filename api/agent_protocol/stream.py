@@ -53,7 +53,14 @@ class _Envelope(msgspec.Struct):
     data: msgspec.Raw
 
 
+class _PartEnvelope(msgspec.Struct):
+    """A ``graph_part`` envelope read for its part alone (its type and seq are the stored event's)."""
+
+    data: _Part
+
+
 _read_envelope = msgspec.json.Decoder(_Envelope).decode
+_read_part_envelope = msgspec.json.Decoder(_PartEnvelope).decode
 _read_part = msgspec.json.Decoder(_Part).decode
 _read_error = msgspec.json.Decoder(_Error).decode
 _encode = msgspec.json.encode
@@ -91,11 +98,12 @@ class AgentProtocolStream:
         out: list[bytes] = []
         last = len(events) - 1
         for index, event in enumerate(events):
+            kind = event.type
+            if kind == "graph_part":  # nearly every event of a run
+                self._part(out, event)
+                continue
             envelope = _read_envelope(event.envelope)
-            kind = envelope.type
-            if kind == "graph_part":
-                self._part(out, envelope)
-            elif kind == "graph_topology":
+            if kind == "graph_topology":
                 self._event(
                     out,
                     b"metadata",
@@ -115,14 +123,14 @@ class AgentProtocolStream:
     def finished(self, events: Sequence[StoredEvent]) -> bool:
         return self._ended
 
-    def _part(self, out: list[bytes], envelope: _Envelope) -> None:
-        part = _read_part(envelope.data)
+    def _part(self, out: list[bytes], event: StoredEvent) -> None:
+        part = _read_part_envelope(event.envelope).data
         if self._modes and part.mode not in self._modes:
             return
         if part.ns and not self._subgraphs:
             return
         name = part.mode if not part.ns else "|".join([part.mode, *part.ns])
-        out.append(b"event: %s\ndata: %s\nid: %d\n\n" % (name.encode(), bytes(part.data), envelope.seq))
+        out.append(b"event: %s\ndata: %s\nid: %d\n\n" % (name.encode(), bytes(part.data), event.seq))
 
     def _end(self, out: list[bytes], envelope: _Envelope) -> None:
         self._event(out, b"end", envelope.seq, {"run_id": envelope.run_id, "status": status_name(envelope.status)})
