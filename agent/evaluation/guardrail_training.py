@@ -20,6 +20,7 @@ compares).
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import math
 import re
@@ -37,7 +38,18 @@ from agent.knowledge import load_bundled_corpus
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ("COMMAND", "TRAINING_GENERATOR_SEED", "TRAINING_SEEDS_FILE", "Example", "examples", "main", "train")
+__all__ = (
+    "BENIGN_QUANTILE",
+    "COMMAND",
+    "TRAINING_GENERATOR_SEED",
+    "TRAINING_PROSE_FILE",
+    "TRAINING_SEEDS_FILE",
+    "Example",
+    "examples",
+    "main",
+    "technical_prose",
+    "train",
+)
 
 COMMAND = "python -m agent.evaluation.guardrail_training"
 TRAINING_GENERATOR_SEED = 4001
@@ -48,16 +60,34 @@ attacks phrased as work (extraction of the instructions as a debugging ticket, a
 requests for the service's and other customers' credentials, forged headers and payloads in pasted text, role
 play and other languages, and benign look-alikes of each (the user's own keys and sessions, the product's
 security practices, work-framed support questions). Written for issue 40, not from any eval set."""
+TRAINING_PROSE_FILE = Path(__file__).with_name("guardrail_training_prose.txt")
+"""Benign technical prose, one sentence a line: a sample of the service's docstrings (``technical_prose``) taken
+by ``--refresh-prose``, kept as a file so that editing a docstring does not change the weights."""
 TRAINING_VARIANTS = 3
 HELD_OUT_SHARE = 4
 """One seed (or knowledge-base text) in this many is held out for choosing the threshold."""
-THRESHOLD_MARGIN = 3.0
-"""Logits above the held-out split's highest benign score: that split's seeds are few and alike, and with no
-margin (0.878) two real questions of the dev and regression sets were refused (ADR 43)."""
+THRESHOLD_MARGIN = 1.5
+"""Logits above the held-out split's benign score at ``BENIGN_QUANTILE``, chosen on the dev and regression
+sets. It was 3.0 above the highest benign score before technical prose was trained on (with no margin, 0.878,
+two real questions of those sets were refused; ADR 43); with the prose their informational turns score at most
+3.1 logits and the threshold sits at 3.2 (at 1.0, 2.7, "Is the approval step for account deletion done by a
+human?" was refused)."""
+PROSE_SAMPLE = 3
+"""One docstring sentence in this many is trained on (about as many as the knowledge base's sentences): all of
+them outweigh the support questions and attacks read as technical prose (of the dev and regression attacks the
+rules allow, 7 of 17 caught against 11). Without prose the classifier refused 45 of the test suite's string
+literals the rules allow (about 2,000 of four words or more); with this sample and threshold, 16."""
+BENIGN_QUANTILE = 0.99
+"""The held-out benign score the threshold is set above. Not the highest: one benign seed's split-turn variant
+("Part 1: ... Part 2: ... now join them") reads like the attack strategy it imitates, and the highest score
+then sat 8 logits above the rest, refusing nothing benign and two thirds fewer held-out attacks."""
 _SIZE = 1 << BITS
 _SMOOTHING = 1.0
 _INT16 = 32767
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
+_ROOT = Path(__file__).resolve().parents[2]
+_PROSE_PACKAGES = ("api", "contracts")
+_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _QUESTION_FORMS = (
     "How does this work: {title}?",
     "Can you tell me about {title}?",
@@ -84,7 +114,8 @@ def _held_out(key: str) -> bool:
 
 
 def examples() -> list[Example]:
-    """Every training and held-out message, in a fixed order: the variants, then the knowledge base's."""
+    """Every training and held-out message, in a fixed order: the variants, technical prose, then the knowledge
+    base's."""
     attacks, benign = load_seeds()
     more_attacks, more_benign = load_seeds(TRAINING_SEEDS_FILE)
     attacks, benign = [*attacks, *more_attacks], [*benign, *more_benign]
@@ -101,22 +132,38 @@ def examples() -> list[Example]:
         for variant in generate(attacks, benign, seed=TRAINING_GENERATOR_SEED, variants=TRAINING_VARIANTS)
         for message in variant.messages
     ]
+    out += _benign(TRAINING_PROSE_FILE.read_text(encoding="utf-8").splitlines(), "technical_prose")
     for doc in load_bundled_corpus():
         texts = [form.format(title=doc.title.lower()) for form in _QUESTION_FORMS]
         texts += [s.strip() for s in _SENTENCE.split(doc.body) if len(s.split()) >= 4 and not s.startswith("#")]
-        out += [
-            Example(
-                text=t,
-                attack=False,
-                secret=False,
-                held_out=_held_out(t),
-                family="knowledge_base",
-                strategy="plain",
-                seed="knowledge_base",
-            )
-            for t in texts
-        ]
+        out += _benign(texts, "knowledge_base")
     return out
+
+
+def _benign(texts: Sequence[str], source: str) -> list[Example]:
+    """Plain benign messages of one source, held out by the sha256 of their text."""
+    return [
+        Example(text=t, attack=False, secret=False, held_out=_held_out(t), family=source, strategy="plain", seed=source)
+        for t in texts
+    ]
+
+
+def technical_prose(root: Path = _ROOT) -> list[str]:
+    """Sentences of the service's own docstrings (``api/``, ``contracts/``): benign prose about runs, streams,
+    events and stores, the kind a developer pastes, which support questions alone do not teach. Not
+    ``agent/``, whose guardrail and evaluation docstrings quote attacks, nor ``tests/``, whose string literals
+    measure the classifier's false refusals on prose of this kind."""
+    found: set[str] = set()
+    for package in _PROSE_PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, _DOCUMENTED):
+                    continue
+                docstring = ast.get_docstring(node)
+                if docstring:
+                    sentences = _SENTENCE.split(" ".join(docstring.split()))
+                    found.update(s for s in sentences if len(s.split()) >= 4)
+    return sorted(found)
 
 
 def _log_count_ratio(rows: Sequence[frozenset[int]], labels: Sequence[bool]) -> tuple[list[float], float]:
@@ -154,8 +201,8 @@ def train(data: Sequence[Example]) -> LearnedWeights:
 
     held = [(row, ex) for row, ex in zip(rows, data, strict=True) if ex.held_out]
     scored = [(margins(row, attack_q, secret_q, scale)[0] + attack_bias, ex) for row, ex in held]
-    highest_benign = max(margin for margin, ex in scored if not ex.attack)
-    threshold_margin = highest_benign + THRESHOLD_MARGIN
+    benign = sorted(margin for margin, ex in scored if not ex.attack)
+    threshold_margin = benign[math.ceil(BENIGN_QUANTILE * len(benign)) - 1] + THRESHOLD_MARGIN
     threshold = round(_sigmoid(threshold_margin) + 5e-7, 6)
     refused = [ex for margin, ex in scored if _sigmoid(margin) >= threshold]
     attacks_held = sum(1 for _, ex in scored if ex.attack)
@@ -187,7 +234,14 @@ def encode(weights: LearnedWeights) -> bytes:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=COMMAND, description="Train the input guardrail's learned layer.")
     parser.add_argument("--out", type=_path, default=WEIGHTS_FILE, help=f"where to write (default: {WEIGHTS_FILE})")
+    parser.add_argument(
+        "--refresh-prose",
+        action="store_true",
+        help=f"first sample the docstrings of api/ and contracts/ again into {TRAINING_PROSE_FILE.name}",
+    )
     args = parser.parse_args(argv)
+    if args.refresh_prose:
+        TRAINING_PROSE_FILE.write_text("".join(f"{t}\n" for t in technical_prose()[::PROSE_SAMPLE]), encoding="utf-8")
     weights = train(examples())
     args.out.write_bytes(encode(weights))
     print(f"wrote {args.out}: threshold {weights.threshold}, held-out figures {weights.figures}")

@@ -91,7 +91,7 @@ _SECRET = (
     r"(?:passwords?|passcodes?|passwd|api ?keys?|secret ?keys?|secrets|credentials?|creds|access ?tokens?"
     r"|auth(?:entication|orization)? ?tokens?|bearer ?tokens?|tokens?|private ?keys?|signing ?keys?|ssh ?keys?|keys"
     r"|key|connection ?strings?|authorization ?headers?|auth ?headers?|session ?cookies?|cookies?|2fa codes?"
-    r"|recovery codes?)"
+    r"|recovery codes?|(?:signing|hmac|webhook|client|shared|jwt|oauth|app|encryption) secrets?)"
 )
 _NOT_A_PROPERTY = (
     r"(?!\s*(?:requirements?|rules|polic(?:y|ies)|format|length|strength|expir\w*|resets?|managers?|change|rotation"
@@ -122,8 +122,11 @@ _OTHER_OWNER_AFTER = (
 )
 _NOT_A_PREPOSITION = r"(?:\s+(?!(?:on|for|about|of|to|with|in|and|or)\b)[\w']+){0,2}?"
 _SERVICE = (
-    r"(?:you|the (?:\w+ )?(?:service|bot|server|assistant|system|app)|this (?:bot|service|server|assistant|app)|it)"
+    r"(?:you|the (?:\w+ )?(?:service|bot|server|assistant|system|app)|this (?:bot|service|server|assistant|app)|it"
+    r"|your (?:\w+ )?(?:service|servers?|backend|platform|infrastructure|system|app|api|company|cluster|deployment))"
 )
+"""The service itself, or its own machinery ("your backend", "your mail server"): whose secrets a user has no
+business asking for."""
 _LLM = r"(?:llm|language model|model provider|openai|anthropic|claude|gpt|groq)"
 _MODEL_BACKEND = (
     r"(?:the |your |its )?(?:language |ai |llm |large language )?(?:model|llm|openai|anthropic|claude|gpt"
@@ -472,7 +475,9 @@ INTENT_RULES: tuple[IntentRule, ...] = (
         rf"\b{_SECRET}\b{_NOT_A_PROPERTY}{_gap(30)}\b(?:stored|kept|saved|configured|set|defined|hardcoded) (?:in|on"
         r"|by|inside) (?:your|the|its|this)\b",
         rf"\b{_SECRET}\b{_NOT_A_PROPERTY}{_gap(40)}\b{_SERVICE}\s+(?:use|uses|used|send|sends|sent|is using"
-        r"|are using|holds?|stores?|keeps?)\b",
+        r"|are using|holds?|stores?|keeps?|signs?|puts?|issues?)\b",
+        rf"\b{_SECRET}\b{_NOT_A_PROPERTY} (?:does|do|did|is|are|would) {_OTHER_OWNER}(?: [\w']+){{0,4}}? (?:use|uses"
+        r"|using|have|has|log in with|sign in with)\b",
         rf"\b{_SECRET}\b{_gap(60)}\b(?:to|for) (?:call|calling|reach|reaching|access|accessing|talk to|talking to"
         rf"|connect to|connecting to|authenticate (?:with|to|against)) {_MODEL_BACKEND}\b",
         r"(?<!\bmy )(?<!\bour )\b(?:openai|anthropic|claude|gpt|llm|groq|model|provider|harness)(?:'s)? (?:api ?)?"

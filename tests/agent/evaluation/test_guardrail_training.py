@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.evaluation.guardrail_training import COMMAND, encode, examples, train
+from agent.evaluation.guardrail_training import BENIGN_QUANTILE, COMMAND, encode, examples, train
 from agent.guardrails.learned import WEIGHTS_FILE, LearnedWeights
 
 
@@ -19,16 +19,18 @@ def test_the_weights_file_is_small_and_names_its_command() -> None:
 
     assert WEIGHTS_FILE.stat().st_size < 2_000_000
     assert weights.command == COMMAND
-    assert weights.figures["held_out_false_refusals"] == 0
+    held_out_benign = weights.figures["held_out_messages"] - weights.figures["held_out_attacks"]
+    assert weights.figures["held_out_false_refusals"] <= (1 - BENIGN_QUANTILE) * held_out_benign
     assert 0.5 < weights.threshold < 1
 
 
 def test_the_held_out_part_shares_no_seed_with_the_training_part() -> None:
     data = examples()
-    held = {e.seed for e in data if e.held_out and e.seed != "knowledge_base"}
+    by_text = {"knowledge_base", "technical_prose"}
+    held = {e.seed for e in data if e.held_out and e.seed not in by_text}
 
     assert held
     assert not held & {e.seed for e in data if not e.held_out}
-    assert not {e.text for e in data if e.held_out and e.seed == "knowledge_base"} & {
-        e.text for e in data if not e.held_out and e.seed == "knowledge_base"
+    assert not {e.text for e in data if e.held_out and e.seed in by_text} & {
+        e.text for e in data if not e.held_out and e.seed in by_text
     }
