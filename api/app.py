@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import re
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -29,54 +28,13 @@ from api.graph_registry import open_graphs
 from api.metrics import Metrics, metrics_route
 from api.online_eval import online_evaluation
 from api.openapi import TAGS, ContractJsonPlugin
-from api.request_checks import body_checks, cors_response_headers, site_checks, takes_body
-from api.routes.a2a import a2a_agent_card, a2a_default_agent_card, a2a_rpc
-from api.routes.agui import ag_ui, ag_ui_graph
-from api.routes.ai_sdk import ai_sdk_chat, ai_sdk_graph_chat, ai_sdk_graph_reconnect, ai_sdk_reconnect
-from api.routes.allow import options_for
-from api.routes.approvals import list_approvals
-from api.routes.assistants import get_assistant, get_assistant_graph, get_assistant_schemas, search_assistants
-from api.routes.crons import count_crons, create_cron, create_thread_cron, delete_cron, search_crons, update_cron
-from api.routes.feedback import post_feedback
-from api.routes.health import healthz
-from api.routes.knowledge import get_document
-from api.routes.mcp import mcp_delete, mcp_get, mcp_post
-from api.routes.run_case import get_run_case
-from api.routes.runs import cancel_run, get_run, run_events
-from api.routes.sessions import delete_session
-from api.routes.spa import index, spa_asset
-from api.routes.store import (
-    delete_store_item,
-    get_store_item,
-    list_store_namespaces,
-    put_store_item,
-    search_store_items,
-)
-from api.routes.thread_runs import (
-    cancel_thread_run,
-    create_thread_run,
-    delete_thread_run,
-    get_thread_run,
-    join_run,
-    join_run_stream,
-    join_stateless_run_stream,
-    list_thread_runs,
-    stream_stateless_run,
-    stream_thread_run,
-    wait_stateless_run,
-    wait_thread_run,
-)
-from api.routes.threads import (
-    copy_thread_route,
-    create_thread,
-    delete_thread,
-    get_thread,
-    get_thread_history,
-    get_thread_state,
-    search_threads,
-    update_thread_state_route,
-)
-from api.routes.turns import chat, resume_chat
+from api.request_checks import body_checks, cors_response_headers, site_checks
+from api.routes.a2a import a2a_router
+from api.routes.agent_protocol import agent_protocol_router
+from api.routes.agui import ag_ui_router
+from api.routes.ai_sdk import ai_sdk_router
+from api.routes.mcp import mcp_router
+from api.routes.native import native_router
 from api.runs.cluster.quotas import StreamQuota
 from api.runs.erasure import SessionErasure
 from api.runs.registry import RunRegistry
@@ -89,7 +47,6 @@ from api.webhooks import WebhookSender, check_url, open_webhook_outbox, webhook_
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from litestar.handlers import HTTPRouteHandler
     from opentelemetry.sdk.trace import TracerProvider
 
     from agent import Clock, IdFactory
@@ -110,46 +67,6 @@ _RPC_TURN_METHODS = frozenset({"SendMessage", "SendStreamingMessage", "tools/cal
 
 class _RpcMethod(msgspec.Struct):
     method: Any = None
-
-
-AGENT_PROTOCOL_ROUTES = (
-    search_assistants,
-    get_assistant,
-    get_assistant_graph,
-    get_assistant_schemas,
-    create_thread,
-    get_thread,
-    delete_thread,
-    copy_thread_route,
-    search_threads,
-    get_thread_state,
-    update_thread_state_route,
-    get_thread_history,
-    create_thread_run,
-    stream_thread_run,
-    wait_thread_run,
-    list_thread_runs,
-    get_thread_run,
-    join_run,
-    join_run_stream,
-    cancel_thread_run,
-    delete_thread_run,
-    stream_stateless_run,
-    wait_stateless_run,
-    join_stateless_run_stream,
-    put_store_item,
-    get_store_item,
-    delete_store_item,
-    search_store_items,
-    list_store_namespaces,
-    create_cron,
-    create_thread_cron,
-    search_crons,
-    count_crons,
-    update_cron,
-    delete_cron,
-)
-"""The LangGraph Agent Server API, served at the root so that langgraph-sdk works unchanged."""
 
 
 def create_app(
@@ -264,41 +181,14 @@ def create_app(
                 url=settings.redis_url, namespace=f"{settings.redis_prefix}:rate-limit"
             )
 
-    handlers = [
-        chat,
-        resume_chat,
-        ag_ui,
-        ag_ui_graph,
-        ai_sdk_chat,
-        ai_sdk_reconnect,
-        ai_sdk_graph_chat,
-        ai_sdk_graph_reconnect,
-        a2a_default_agent_card,
-        a2a_agent_card,
-        a2a_rpc,
-        mcp_post,
-        mcp_get,
-        mcp_delete,
-        list_approvals,
-        get_run,
-        run_events,
-        cancel_run,
-        post_feedback,
-        get_run_case,
-        delete_session,
-        get_document,
-        healthz,
-        metrics_route(settings.metrics_token),
-        index,
-        spa_asset,
-        *options_for(AGENT_PROTOCOL_ROUTES),
-        *AGENT_PROTOCOL_ROUTES,
-    ]
     return Litestar(
-        # the body checks and the turn rate limit wrap only the routes that read a body: a held stream carries no
-        # middleware frame that has nothing to do with it (ten thousand held streams hold one stack each)
         route_handlers=[
-            with_middleware(handler, body_middleware) if takes_body(handler) else handler for handler in handlers
+            native_router(body_checks=body_middleware, metrics=metrics_route(settings.metrics_token)),
+            ag_ui_router(body_checks=body_middleware),
+            ai_sdk_router(body_checks=body_middleware),
+            a2a_router(body_checks=body_middleware),
+            mcp_router(body_checks=body_middleware),
+            agent_protocol_router(body_checks=body_middleware),
         ],
         dependencies={
             "runs": Provide(_runs, sync_to_thread=False),
@@ -414,14 +304,6 @@ def _subject_or_address(request: Request[Any, Any, Any]) -> str:
     if isinstance(user, Principal) and user.subject is not None:
         return f"subject:{user.subject}"
     return get_remote_address(request)
-
-
-def with_middleware(handler: HTTPRouteHandler, middleware: list[Any]) -> HTTPRouteHandler:
-    """A copy of ``handler`` (the decorated function is shared by every app made here) with ``middleware`` of its
-    own, run after the app's."""
-    copied = copy.copy(handler)
-    copied.middleware = [*(handler.middleware or ()), *middleware]
-    return copied
 
 
 async def _is_turn_request(request: Request[Any, Any, Any]) -> bool:

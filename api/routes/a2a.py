@@ -5,7 +5,7 @@ endpoint, for other agents (the official ``a2a-sdk`` client, ...). docs/a2a.md t
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from litestar import Request, Response, get, post
 from litestar.di import NamedDependency
@@ -26,10 +26,16 @@ from api.exceptions import ApiError
 from api.graph_runs import graph_named
 from api.openapi import problem_responses
 from api.routes._params import AssistantId
+from api.routes._router import grouped
 from api.routes._services import RUN_SERVICES, RunServices
 from api.runs.errors import RunsError
 
-__all__ = ("a2a_agent_card", "a2a_default_agent_card", "a2a_rpc")
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from litestar import Router
+
+__all__ = ("a2a_agent_card", "a2a_default_agent_card", "a2a_router", "a2a_rpc")
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +58,7 @@ async def a2a_default_agent_card(
 
 
 @get(
-    "/a2a/{assistant_id:str}/.well-known/agent-card.json",
+    "/.well-known/agent-card.json",
     operation_id="a2aAgentCard",
     tags=["a2a"],
     summary="The A2A 1.0 agent card of a registered graph",
@@ -74,7 +80,7 @@ def _card(request: Request[Any, Any, Any], graphs: GraphRegistry, assistant_id: 
 
 
 @post(
-    "/a2a/{assistant_id:str}",
+    "/",
     operation_id="a2aJsonRpc",
     tags=["a2a"],
     status_code=200,
@@ -132,3 +138,10 @@ def _check_version(version: str | None) -> None:
 
 def _error(call_id: str | int | None, error: A2AError) -> Response[bytes]:
     return Response(error_body(call_id, error.as_error()), media_type="application/json", status_code=200)
+
+
+def a2a_router(*, body_checks: Sequence[Any]) -> Router:
+    """The default assistant's agent card at the root, and under ``/a2a/{assistant_id}`` each registered graph's
+    card and JSON-RPC endpoint."""
+    of_a_graph = grouped("/a2a/{assistant_id:str}", [a2a_agent_card, a2a_rpc], body_checks=body_checks)
+    return grouped("/", [a2a_default_agent_card, of_a_graph], body_checks=body_checks)

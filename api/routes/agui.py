@@ -4,7 +4,7 @@ for AG-UI clients (CopilotKit, ``@ag-ui/client``, ...)."""
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from litestar.di import NamedDependency
 from litestar.params import JSONBody
@@ -17,21 +17,26 @@ from api.graph_runs import graph_named
 from api.openapi import RUN_ID_HEADER, SESSION_ID_HEADER
 from api.openapi.agui_operation import AgUiOperation
 from api.routes._params import AssistantId
+from api.routes._router import grouped
 from api.routes._services import CHAT_STARTS, RunServices, turn_route
 from api.run_streams import held_slot, run_stream
 from contracts.agui import AgUiGraphRunInput, AgUiRunInput
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from litestar import Router
+
     from api.chat_runs import OpenedRun
     from api.runs.stream.slot import StreamSlot
 
-__all__ = ("ag_ui", "ag_ui_graph")
+__all__ = ("ag_ui", "ag_ui_graph", "ag_ui_router")
 
 _runs_over_ag_ui = partial(turn_route, operation_class=AgUiOperation, responses=CHAT_STARTS)
 
 
 @_runs_over_ag_ui(
-    "/ag-ui",
+    "/",
     operation_id="runAgUi",
     summary="Run the agent over AG-UI 1.0: a new turn, or the answer to a paused run's interrupt",
 )
@@ -45,7 +50,7 @@ async def ag_ui(data: JSONBody[AgUiRunInput], *, services: NamedDependency[RunSe
 
 
 @_runs_over_ag_ui(
-    "/ag-ui/{assistant_id:str}",
+    "/{assistant_id:str}",
     operation_id="runAgUiGraph",
     summary="Run a registered graph over AG-UI 1.0: a new run of the thread, or the answer to its interrupt",
 )
@@ -82,3 +87,8 @@ def _stream(services: RunServices, thread_id: str, run_id: str, opened: OpenedRu
         encoder=AgUiStream(translator),
         headers={RUN_ID_HEADER: opened.run_id, SESSION_ID_HEADER: opened.session_id},
     )
+
+
+def ag_ui_router(*, body_checks: Sequence[Any]) -> Router:
+    """``/ag-ui``: a run of the support agent or of a registered graph over AG-UI."""
+    return grouped("/ag-ui", [ag_ui, ag_ui_graph], body_checks=body_checks)

@@ -18,14 +18,19 @@ from api.chat_runs import AI_SDK_MODES, OpenedRun, open_graph_run, open_support_
 from api.graph_runs import graph_named
 from api.openapi import ENDED_STREAM_RESPONSE, RUN_ID_HEADER, SESSION_ID_HEADER, SESSION_ID_PATTERN, problem_responses
 from api.routes._params import AssistantId
+from api.routes._router import grouped
 from api.routes._services import CHAT_STARTS, RUN_SERVICES, RunServices, turn_route
 from api.run_streams import held_slot, open_slot, run_stream
 from contracts.ai_sdk import AiSdkChatRequest
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from litestar import Router
+
     from api.runs.stream.slot import StreamSlot
 
-__all__ = ("ai_sdk_chat", "ai_sdk_graph_chat", "ai_sdk_graph_reconnect", "ai_sdk_reconnect")
+__all__ = ("ai_sdk_chat", "ai_sdk_graph_chat", "ai_sdk_graph_reconnect", "ai_sdk_reconnect", "ai_sdk_router")
 
 ChatId = Annotated[
     str, PathParameter(pattern=SESSION_ID_PATTERN, description="The chat's id (`id` of its POSTs): the thread.")
@@ -41,7 +46,7 @@ _reconnects = partial(
 
 
 @_starts_chat(
-    "/ai-sdk/chat",
+    "/chat",
     operation_id="aiSdkChat",
     summary="Run the agent for the AI SDK's useChat: a new message, or the answer to a tool approval request",
 )
@@ -55,7 +60,7 @@ async def ai_sdk_chat(data: JSONBody[AiSdkChatRequest], *, services: NamedDepend
 
 
 @_starts_chat(
-    "/ai-sdk/{assistant_id:str}/chat",
+    "/{assistant_id:str}/chat",
     operation_id="aiSdkGraphChat",
     summary="Run a registered graph for the AI SDK's useChat: a new message, or the answer to a tool approval",
 )
@@ -80,7 +85,7 @@ async def ai_sdk_graph_chat(
 
 
 @_reconnects(
-    "/ai-sdk/chat/{chat_id:str}/stream",
+    "/chat/{chat_id:str}/stream",
     operation_id="aiSdkReconnect",
     summary="Resume the AI SDK chat's active run: replayed from its start, then followed",
 )
@@ -89,7 +94,7 @@ async def ai_sdk_reconnect(chat_id: ChatId, *, services: NamedDependency[RunServ
 
 
 @_reconnects(
-    "/ai-sdk/{assistant_id:str}/chat/{chat_id:str}/stream",
+    "/{assistant_id:str}/chat/{chat_id:str}/stream",
     operation_id="aiSdkGraphReconnect",
     summary="Resume the AI SDK chat's active run of a registered graph: replayed from its start, then followed",
 )
@@ -125,4 +130,13 @@ def _stream(services: RunServices, opened: OpenedRun, slot: StreamSlot) -> Respo
         slot,
         encoder=UIMessageStream(translator),
         headers={**UI_MESSAGE_STREAM_HEADERS, RUN_ID_HEADER: opened.run_id, SESSION_ID_HEADER: opened.session_id},
+    )
+
+
+def ai_sdk_router(*, body_checks: Sequence[Any]) -> Router:
+    """``/ai-sdk``: the AI SDK's chats of the support agent and of a registered graph, and their reconnects."""
+    return grouped(
+        "/ai-sdk",
+        [ai_sdk_chat, ai_sdk_reconnect, ai_sdk_graph_chat, ai_sdk_graph_reconnect],
+        body_checks=body_checks,
     )

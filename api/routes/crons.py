@@ -4,6 +4,9 @@ thread each firing, search and count the caller's, change one (``PATCH``), delet
 A cron belongs to the subject that made it: another subject's is ``404`` and absent from a search. Its run is
 checked as a run's body is when the cron is made (an unknown assistant, a refused option: ``422``), its schedule
 and time zone read then (``422 cron_request_invalid``). The scheduler (``api.crons.scheduler``) starts its runs.
+
+A thread's cron is made at ``/runs/crons`` relative to the thread's path, ``/threads/{thread_id}``
+(``api.routes.agent_protocol`` groups it with the thread's other routes); the other routes are at the root.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ async def create_cron(
 
 
 @_makes(
-    "/threads/{thread_id:str}/runs/crons",
+    "/runs/crons",
     operation_id="createThreadCron",
     summary="Make a cron that runs on the thread at each firing",
     responses=problem_responses(401, 404, 413, 415, 422),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from litestar import Request, Response, delete, get, post
 from litestar.di import NamedDependency
@@ -13,16 +13,22 @@ from litestar.params import RawBody
 
 from api.mcp import SESSION_HEADER, InternalError, McpCalls, McpError, error_body, read_message
 from api.openapi import problem_responses
+from api.routes._router import grouped
 from api.routes._services import RUN_SERVICES, RunServices
 from api.runs.errors import RunsError
 
-__all__ = ("mcp_delete", "mcp_get", "mcp_post")
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from litestar import Router
+
+__all__ = ("mcp_delete", "mcp_get", "mcp_post", "mcp_router")
 
 logger = logging.getLogger(__name__)
 
 
 @post(
-    "/mcp",
+    "/",
     operation_id="mcpMessage",
     tags=["mcp"],
     status_code=200,
@@ -65,14 +71,14 @@ async def mcp_post(
     return answer
 
 
-@get("/mcp", include_in_schema=False, status_code=405)
+@get("/", include_in_schema=False, status_code=405)
 async def mcp_get() -> Response[bytes]:
     """The service sends nothing unasked: a client's GET for a stream of its own is answered 405, as the
     specification allows."""
     return Response(b"", status_code=405, headers={"Allow": "POST"})
 
 
-@delete("/mcp", include_in_schema=False, status_code=405)
+@delete("/", include_in_schema=False, status_code=405)
 async def mcp_delete() -> Response[bytes]:
     """A session holds nothing to end."""
     return Response(b"", status_code=405, headers={"Allow": "POST"})
@@ -97,3 +103,8 @@ def _version() -> str:
         return metadata.version("agent-harness")
     except metadata.PackageNotFoundError:
         return "0"
+
+
+def mcp_router(*, body_checks: Sequence[Any]) -> Router:
+    """``/mcp``: MCP's one endpoint, whose ``GET`` and ``DELETE`` are refused."""
+    return grouped("/mcp", [mcp_post, mcp_get, mcp_delete], body_checks=body_checks)

@@ -7,6 +7,9 @@ until the thread is free), refused (``reject``), or started once the busy run ha
 been removed with its checkpoints (``rollback``). A run that stops at an interrupt waits (its stream ends with
 ``end`` ``interrupted``); the next run of the thread whose ``command.resume`` answers it continues that same run,
 which keeps its id and its events' seqs.
+
+The runs of a thread have paths relative to the thread's, ``/threads/{thread_id}`` (``api.routes.agent_protocol``
+groups them under it); the stateless runs' paths are the root's.
 """
 
 from __future__ import annotations
@@ -141,7 +144,7 @@ _joins_stream = partial(
 
 
 @_starts_run(
-    "/threads/{thread_id:str}/runs",
+    "/runs",
     operation_id="createThreadRun",
     summary="Start a run in the background; it goes on with nobody following it",
 )
@@ -158,7 +161,7 @@ async def create_thread_run(
 
 
 @_starts_run(
-    "/threads/{thread_id:str}/runs/stream",
+    "/runs/stream",
     operation_id="streamThreadRun",
     operation_class=AgentProtocolStreamOperation,
     summary="Start a run and stream it (SSE)",
@@ -170,7 +173,7 @@ async def stream_thread_run(
 
 
 @_starts_run(
-    "/threads/{thread_id:str}/runs/wait",
+    "/runs/wait",
     operation_id="waitThreadRun",
     summary="Start a run and answer its result once it stops (its final state, its interrupt, or its error)",
 )
@@ -181,7 +184,7 @@ async def wait_thread_run(
 
 
 @get(
-    "/threads/{thread_id:str}/runs",
+    "/runs",
     operation_id="listThreadRuns",
     tags=[TAG],
     summary="The thread's runs, newest first",
@@ -203,16 +206,14 @@ async def list_thread_runs(
     return [run_view(record, support) for record in records[offset : offset + limit]]
 
 
-@_of_a_run(
-    get, "/threads/{thread_id:str}/runs/{run_id:str}", operation_id="getThreadRun", summary="A run of the thread"
-)
+@_of_a_run(get, "/runs/{run_id:str}", operation_id="getThreadRun", summary="A run of the thread")
 async def get_thread_run(run: NamedDependency[_RunOfThread]) -> ThreadRun:
     return run_view(run.found.record, SUPPORT_ASSISTANT_ID)
 
 
 @_of_a_run(
     get,
-    "/threads/{thread_id:str}/runs/{run_id:str}/join",
+    "/runs/{run_id:str}/join",
     operation_id="joinThreadRun",
     summary="Wait for the run to stop and answer its result",
     responses=problem_responses(401, 404, 422),
@@ -227,7 +228,7 @@ async def join_run(
 
 
 @_joins_stream(
-    "/threads/{thread_id:str}/runs/{run_id:str}/stream",
+    "/runs/{run_id:str}/stream",
     operation_id="joinThreadRunStream",
     summary="Join the run's stream: replay after Last-Event-ID, then the live tail",
 )
@@ -244,7 +245,7 @@ async def join_run_stream(
 
 @_of_a_run(
     delete,
-    "/threads/{thread_id:str}/runs/{run_id:str}",
+    "/runs/{run_id:str}",
     operation_id="deleteThreadRun",
     status_code=204,
     summary="Delete a run that has ended: its record and events (the thread's checkpoints stay)",
@@ -256,7 +257,7 @@ async def delete_thread_run(run: NamedDependency[_RunOfThread], services: NamedD
 
 @_of_a_run(
     post,
-    "/threads/{thread_id:str}/runs/{run_id:str}/cancel",
+    "/runs/{run_id:str}/cancel",
     operation_id="cancelThreadRun",
     status_code=202,
     summary=(
@@ -289,6 +290,9 @@ async def cancel_thread_run(
     if not wait:
         return Response(None, status_code=202)
     return _result(runs, services.streams, found.run_id, cursor, run.thread_id)
+
+
+# the stateless runs, at the root
 
 
 @_starts_run(

@@ -2,6 +2,9 @@
 
 A thread is a session: it belongs to the subject who created it (404 for anyone else), its checkpoints are
 the LangGraph thread of that id, and deleting it erases the session everywhere (``DELETE /sessions/{id}``).
+
+The routes of one thread have paths relative to the thread's, ``/threads/{thread_id}`` (``api.routes.agent_protocol``
+groups them under it); creating and searching threads are at the root.
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ async def create_thread(
 
 @_thread_route(
     get,
-    "/threads/{thread_id:str}",
+    "/",
     operation_id="getThread",
     summary="A thread: its status, metadata and current values",
     responses=problem_responses(401, 404),
@@ -92,7 +95,7 @@ async def get_thread(
 
 @_thread_route(
     delete,
-    "/threads/{thread_id:str}",
+    "/",
     operation_id="deleteThread",
     status_code=204,
     summary="Delete a thread: its runs end, then everything kept of it is erased",
@@ -106,7 +109,7 @@ async def delete_thread(
 
 @_thread_route(
     post,
-    "/threads/{thread_id:str}/copy",
+    "/copy",
     operation_id="copyThread",
     status_code=200,
     summary="Copy a thread: a new thread of the caller's with its graph, metadata and checkpoints (not its runs)",
@@ -157,7 +160,7 @@ async def search_threads(
 
 @_thread_route(
     get,
-    "/threads/{thread_id:str}/state",
+    "/state",
     operation_id="getThreadState",
     summary="The thread's current state (its latest checkpoint)",
     responses=problem_responses(401, 404, 422),
@@ -174,7 +177,7 @@ async def get_thread_state(
 
 @_thread_route(
     post,
-    "/threads/{thread_id:str}/state",
+    "/state",
     operation_id="updateThreadState",
     status_code=200,
     summary="Write the thread's state as a node would (not while a run runs or waits)",
@@ -198,7 +201,7 @@ async def update_thread_state_route(
 
 @_thread_route(
     post,
-    "/threads/{thread_id:str}/history",
+    "/history",
     operation_id="getThreadHistory",
     status_code=200,
     summary="The thread's past states, newest first",
