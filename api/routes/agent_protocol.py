@@ -10,6 +10,7 @@ from api.routes._router import grouped
 from api.routes.allow import with_options
 from api.routes.assistants import get_assistant, get_assistant_graph, get_assistant_schemas, search_assistants
 from api.routes.crons import count_crons, create_cron, create_thread_cron, delete_cron, search_crons, update_cron
+from api.routes.stateless_runs import join_stateless_run_stream, stream_stateless_run, wait_stateless_run
 from api.routes.store import (
     delete_store_item,
     get_store_item,
@@ -24,11 +25,8 @@ from api.routes.thread_runs import (
     get_thread_run,
     join_run,
     join_run_stream,
-    join_stateless_run_stream,
     list_thread_runs,
-    stream_stateless_run,
     stream_thread_run,
-    wait_stateless_run,
     wait_thread_run,
 )
 from api.routes.threads import (
