@@ -164,7 +164,10 @@ class PiecewiseRedactor:
 
 def _may_join(token: str) -> bool:
     """Whether ``token`` (folded) may stand inside a number or a key's header that goes on after it; a model
-    writes the same words again and again, so each is read once."""
+    writes the same words again and again, so each is read once; a word longer than ``_LOOKBACK`` is read each time,
+    so what is kept stays small."""
+    if len(token) > _LOOKBACK:
+        return _reads_as_joining(token)
     joins = _joining.get(token)
     if joins is None:
         if len(_joining) >= _JOINING_KEPT:
