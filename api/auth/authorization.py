@@ -32,7 +32,7 @@ import msgspec
 
 from api.auth.custom import json_body
 from api.auth.custom_user import AuthUser
-from api.auth.route_actions import ROUTE_ACTIONS, json_object, thread_create_value
+from api.auth.route_actions import ROUTE_ACTIONS, json_object
 from api.runs.errors import RunNotFound, SessionNotFound
 from api.runs.metadata_filter import MetadataFilter
 
@@ -52,7 +52,6 @@ __all__ = (
     "decision_of",
     "narrowed_threads",
     "narrowing",
-    "thread_create_value",
 )
 
 _DECISION = "harness.auth_decision"

@@ -19,8 +19,8 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from api.auth import Principal
-from api.auth.authorization import thread_create_value
 from api.auth.custom_user import AuthUser
+from api.auth.route_actions import thread_create_value
 from api.crons import CronBook, cron_view
 from api.openapi import problem_responses
 from api.runs.threads import ThreadBook
