@@ -456,10 +456,10 @@ def run(
             "the same LangChain chat model as the graph (the comparison of issue 35's targets) and on the support "
             "agent's own firehose model (what the service costs with no chat model's machinery in the way). The A2A "
             "rows (issue 38): `SendStreamingMessage` to `/a2a/firehose` of the same server right after its Agent "
-            "Protocol figures, with the official a2a-sdk client, counting the `statusUpdate`s whose message carries "
-            "a chunk's text (first token among the same turns); then the same stream read with httpx, counting "
-            "`data:` lines unparsed (the a2a-sdk client turns each event into protobuf, which costs it more CPU "
-            "than the server spends on the event). No A2A reconnect is measured here."
+            "Protocol figures, with the official a2a-sdk client, counting the model's chunks delivered, as the Agent "
+            "Protocol rows do (the chunks committed together come in one `statusUpdate`, their text joined; first "
+            "token among the same turns); then the same stream read with httpx, counting the chunks in the status "
+            "updates' `data:` lines unparsed. No A2A reconnect is measured here."
         ),
         tables=[table(header, rows), *_targets(figures)],
         notes=[_ratios(figures)],
