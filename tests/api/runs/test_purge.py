@@ -67,6 +67,17 @@ async def chat(client: AsyncTestClient, message: str, session_id: str | None = N
     return body
 
 
+async def listed_as_expired(client: AsyncTestClient, runs: RunRegistry, before: str, *run_ids: str) -> None:
+    """Wait until the purge would find these runs: on the shared stores it reads the records PostgreSQL holds,
+    copied there just after Redis commits them (a loaded machine can purge before the copy lands)."""
+    for _ in range(400):
+        expired = await on_app(client, runs.log.expired_runs, before, 100)
+        if set(run_ids) <= {run_id for run_id, _ in expired}:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"runs {run_ids} never listed as expired before {before}")
+
+
 async def test_a_purge_removes_what_finished_before_its_cutoff_and_nothing_else(settings: Settings) -> None:
     clock = TravellingClock()
     async with AsyncTestClient(create_app(settings, clock=clock)) as client:
@@ -79,6 +90,7 @@ async def test_a_purge_removes_what_finished_before_its_cutoff_and_nothing_else(
         mixed_new = await chat(client, QUESTION, mixed_old["session_id"])
         new = await chat(client, QUESTION)
         before = cutoff(clock.now_ns(), 30 * DAY_S)
+        await listed_as_expired(client, runs, before, old["run_id"], mixed_old["run_id"], refused["run_id"])
 
         forgotten = await on_app(client, runs.eraser.purge, before, 1)
         again = await on_app(client, runs.eraser.purge, before, 1)
@@ -232,6 +244,7 @@ async def test_a_purge_waits_for_a_hold_on_a_session_it_would_take(settings: Set
         old = await chat(client, QUESTION)
         clock.travel(31 * DAY_S)
         before = cutoff(clock.now_ns(), 30 * DAY_S)
+        await listed_as_expired(client, runs, before, old["run_id"])
 
         async def purge_beside_a_hold() -> tuple[bool, bool, Forgotten]:
             async with runs.eraser.holding([old["session_id"]]):
