@@ -9,12 +9,14 @@ runs. A run's ``webhook`` is checked before its thread is found or made, so a re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from api.exceptions import AssistantNotFound
 from api.runs.errors import ApprovalNotFound, RunNotPaused, SessionNotFound
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from agent.graphs import GraphRegistry, RegisteredGraph
     from api.auth import Principal
     from api.runs.log.records import GraphRun, RunRecord
@@ -23,7 +25,9 @@ if TYPE_CHECKING:
     from api.runs.run import Run
     from api.runs.threads import ThreadBook
 
-__all__ = ("answer_on_thread", "enqueue_on_thread", "graph_named", "run_on_thread", "start_on_thread")
+__all__ = ("answer_on_thread", "graph_named", "run_on_thread", "start_on_thread")
+
+_Begun = TypeVar("_Begun")
 
 
 def graph_named(graphs: GraphRegistry, assistant_id: str) -> RegisteredGraph:
@@ -50,39 +54,21 @@ async def start_on_thread(
 ) -> Run:
     """Start a run of ``registered`` on ``thread_id`` (a thread of its own when None; with ``create``, a thread the
     id names that does not exist yet is made for ``principal``). A busy thread: ``RunRegistry.start_graph_run``."""
-    runs.check_webhook(options)
-    thread = await _thread_to_run(threads, thread_id, principal, create=create)
-    run = await runs.start_graph_run(
-        registered,
-        thread.thread_id,
-        graph_input,
-        options,
-        principal,
-        interrupt_busy=interrupt_busy,
-        rollback_busy=rollback_busy,
+
+    def start(on_thread: str) -> Awaitable[Run]:
+        return runs.start_graph_run(
+            registered,
+            on_thread,
+            graph_input,
+            options,
+            principal,
+            interrupt_busy=interrupt_busy,
+            rollback_busy=rollback_busy,
+        )
+
+    return await _begin_on_thread(
+        runs, threads, registered, thread_id, start, options=options, principal=principal, create=create
     )
-    await threads.used(thread, registered.graph_id)
-    return run
-
-
-async def enqueue_on_thread(
-    runs: RunRegistry,
-    threads: ThreadBook,
-    registered: RegisteredGraph,
-    thread_id: str | None,
-    graph_input: Any,
-    *,
-    options: GraphRun,
-    principal: Principal,
-    create: bool,
-) -> Run | RunRecord:
-    """``start_on_thread``, but a run on a busy thread is queued behind its runs (``pending``) rather than refused:
-    the run, or its pending record."""
-    runs.check_webhook(options)
-    thread = await _thread_to_run(threads, thread_id, principal, create=create)
-    run = await runs.enqueue_graph_run(registered, thread.thread_id, graph_input, options, principal)
-    await threads.used(thread, registered.graph_id)
-    return run
 
 
 async def run_on_thread(
@@ -97,24 +83,49 @@ async def run_on_thread(
     principal: Principal,
     create: bool,
 ) -> Run | RunRecord:
-    """A run as the ``multitask_strategy`` asks on a busy thread: queued behind its runs (``enqueue``), refused
-    (``reject``), or started once its run has ended (``interrupt``) or ended and been removed (``rollback``)."""
-    if strategy == "enqueue":
-        return await enqueue_on_thread(
-            runs, threads, registered, thread_id, graph_input, options=options, principal=principal, create=create
+    """A run as the ``multitask_strategy`` asks on a busy thread: queued behind its runs (``enqueue``: the run, or
+    its ``pending`` record), refused (``reject``), or started once its run has ended (``interrupt``) or ended and
+    been removed (``rollback``)."""
+    if strategy != "enqueue":
+        return await start_on_thread(
+            runs,
+            threads,
+            registered,
+            thread_id,
+            graph_input,
+            options=options,
+            principal=principal,
+            create=create,
+            interrupt_busy=strategy == "interrupt",
+            rollback_busy=strategy == "rollback",
         )
-    return await start_on_thread(
-        runs,
-        threads,
-        registered,
-        thread_id,
-        graph_input,
-        options=options,
-        principal=principal,
-        create=create,
-        interrupt_busy=strategy == "interrupt",
-        rollback_busy=strategy == "rollback",
+
+    def enqueue(on_thread: str) -> Awaitable[Run | RunRecord]:
+        return runs.enqueue_graph_run(registered, on_thread, graph_input, options, principal)
+
+    return await _begin_on_thread(
+        runs, threads, registered, thread_id, enqueue, options=options, principal=principal, create=create
     )
+
+
+async def _begin_on_thread(
+    runs: RunRegistry,
+    threads: ThreadBook,
+    registered: RegisteredGraph,
+    thread_id: str | None,
+    begin: Callable[[str], Awaitable[_Begun]],
+    *,
+    options: GraphRun,
+    principal: Principal,
+    create: bool,
+) -> _Begun:
+    """What starting and queueing a run share: the webhook checked before the thread is found or made, the thread
+    recording the graph it runs once ``begin`` has started or queued the run on it."""
+    runs.check_webhook(options)
+    thread = await _thread_to_run(threads, thread_id, principal, create=create)
+    begun = await begin(thread.thread_id)
+    await threads.used(thread, registered.graph_id)
+    return begun
 
 
 async def _thread_to_run(

@@ -1,7 +1,7 @@
 """The scheduler every instance runs: it claims the due firings (``CronStore.claim_due``: each firing is taken by one
 instance, whatever their number) and starts each one's run as the cron's owner, through the path every run takes.
 
-A cron on a thread enqueues its run there (``enqueue_on_thread``, the Agent Server's default for a busy thread), or
+A cron on a thread enqueues its run there (``run_on_thread``, the Agent Server's default for a busy thread), or
 applies the ``multitask_strategy`` it was made with: ``reject`` skips a firing that finds the thread busy,
 ``interrupt`` and ``rollback`` end the busy run first. A cron without a thread starts each firing on a new thread
 whose id is derived from the cron and the firing, and with ``on_run_completed: delete`` removes it once its run has
