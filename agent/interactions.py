@@ -35,6 +35,7 @@ __all__ = (
     "InteractionLog",
     "SqliteInteractionLog",
     "decision_of",
+    "interaction_row",
     "open_comment",
     "open_message",
     "redacted_turn",
@@ -116,6 +117,22 @@ def sealed_turn(sealer: Sealer | None, message: str, response: ChatResponse) -> 
     return (
         sealer.seal(stored_message.encode(), where_sealed("message", run_id)),
         sealer.seal(stored_response, where_sealed("response", run_id)),
+    )
+
+
+def interaction_row(
+    sealer: Sealer | None, interaction_id: str, message: str, response: ChatResponse, at: str
+) -> tuple[str, str, str, str, str, str | bytes, bytes]:
+    """An interaction's columns in the table's order, the turn as ``sealed_turn`` stores it."""
+    stored_message, stored_response = sealed_turn(sealer, message, response)
+    return (
+        interaction_id,
+        response.run_id,
+        response.session_id,
+        at,
+        response.status,
+        stored_message,
+        stored_response,
     )
 
 
@@ -248,19 +265,10 @@ class SqliteInteractionLog:
             return max(cursor.rowcount, 0)
 
     def _record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
-        stored_message, stored_response = sealed_turn(self._sealer, message, response)
         with self._lock:
             self._db.execute(
                 "INSERT OR IGNORE INTO interactions VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    interaction_id,
-                    response.run_id,
-                    response.session_id,
-                    at,
-                    response.status,
-                    stored_message,
-                    stored_response,
-                ),
+                interaction_row(self._sealer, interaction_id, message, response, at),
             )
             row = self._db.execute("SELECT interaction_id FROM interactions WHERE run_id = ?", (response.run_id,))
             stored: str = row.fetchone()[0]

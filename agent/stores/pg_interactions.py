@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from agent.interactions import decision_of, open_comment, open_message, sealed_comment, sealed_turn
+from agent.interactions import decision_of, interaction_row, open_comment, open_message, sealed_comment
 from contracts import RunFeedback
 
 if TYPE_CHECKING:
@@ -47,21 +47,13 @@ class PostgresInteractionLog:
         self._sealer = sealer
 
     async def record(self, interaction_id: str, message: str, response: ChatResponse, at: str) -> str:
-        stored_message, stored_response = sealed_turn(self._sealer, message, response)
+        *columns, stored_message, stored_response = interaction_row(self._sealer, interaction_id, message, response, at)
         if isinstance(stored_message, str):
             stored_message = stored_message.encode()
         async with self._pool.connection() as connection:
             await connection.execute(
                 "INSERT INTO interactions VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO NOTHING",
-                (
-                    interaction_id,
-                    response.run_id,
-                    response.session_id,
-                    at,
-                    response.status,
-                    stored_message,
-                    stored_response,
-                ),
+                (*columns, stored_message, stored_response),
             )
             row = await (
                 await connection.execute(
