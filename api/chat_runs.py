@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from langchain_core.messages import convert_to_messages
 
 from agent.graphs import SUPPORT_GRAPH_ID
@@ -20,7 +21,7 @@ from api.graph_runs import answer_on_thread, start_on_thread
 from api.runs.errors import RunRequestInvalid
 from api.runs.log.records import GraphRun
 from api.runs.run_options import screen_run_options
-from contracts import ResumeRequest
+from contracts import ChatRequest, ResumeRequest
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -37,6 +38,7 @@ __all__ = (
     "NewTurn",
     "OpenedRun",
     "as_graph_input",
+    "is_chat_message",
     "open_graph_run",
     "open_support_run",
     "takes_messages",
@@ -79,6 +81,16 @@ class OpenedRun:
     """The graph's node roles (``RegisteredGraph.node_roles``), for the projection."""
     decision: Decision | None = None
     """The answer this request gave, when it answered an interrupt."""
+
+
+def is_chat_message(text: str, session_id: str) -> bool:
+    """Whether ``/chat`` takes ``text`` as a message on ``session_id`` (``ChatRequest``: 1 to 4000 characters once
+    trimmed): the rule of the chat protocols' user messages."""
+    try:
+        msgspec.convert({"message": text, "session_id": session_id}, ChatRequest)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
 async def open_support_run(

@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from litestar.exceptions import ValidationException
 
-from api.chat_runs import Decision, NewTurn, as_graph_input, takes_messages
+from api.chat_runs import Decision, NewTurn, as_graph_input, is_chat_message, takes_messages
 from api.request_checks.client_ids import refuse_personal_ids
-from contracts import ChatRequest
 from contracts.agui import AgUiCancelledEntry, AgUiGraphResolvedEntry, AgUiResolvedEntry
 
 if TYPE_CHECKING:
@@ -41,12 +40,10 @@ def requested_turn(data: AgUiRunInput) -> NewTurn | Decision:
         message = data.messages[index]
         if message.role == "user":
             text = _text(message)
-            try:
-                msgspec.convert({"message": text, "session_id": data.thread_id}, ChatRequest)
-            except msgspec.ValidationError:
+            if not is_chat_message(text, data.thread_id):
                 raise _invalid(
                     f"messages[{index}].content", "the newest user message must have 1 to 4000 characters of text"
-                ) from None
+                )
             return NewTurn(graph_input={"message": text}, message=text)
     raise _invalid("messages", "there is no user message to answer (and no `resume` to continue a paused run)")
 

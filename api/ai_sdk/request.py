@@ -17,9 +17,9 @@ import msgspec
 from litestar.exceptions import ValidationException
 
 from api.ai_sdk.translate import approval_id_of
-from api.chat_runs import Decision, NewTurn, as_graph_input, takes_messages
+from api.chat_runs import Decision, NewTurn, as_graph_input, is_chat_message, takes_messages
 from api.request_checks.client_ids import refuse_personal_ids
-from contracts import ChatRequest, ResumeRequest
+from contracts import ResumeRequest
 
 if TYPE_CHECKING:
     from agent.graphs import RegisteredGraph
@@ -68,12 +68,8 @@ def _turn(data: AiSdkChatRequest, message: AiSdkUIMessage, index: int, registere
         if data.input is None:
             raise _invalid("input", f"graph {registered.graph_id!r} takes no messages: send its input as `input`")
         return NewTurn(graph_input=data.input)
-    try:
-        msgspec.convert({"message": text, "session_id": data.id}, ChatRequest)
-    except msgspec.ValidationError:
-        raise _invalid(
-            f"messages[{index}].parts", "the newest user message must have 1 to 4000 characters of text"
-        ) from None
+    if not is_chat_message(text, data.id):
+        raise _invalid(f"messages[{index}].parts", "the newest user message must have 1 to 4000 characters of text")
     if registered is None:
         return NewTurn(graph_input={"message": text}, message=text)
     return NewTurn(graph_input=as_graph_input([{"type": "human", "content": text, "id": message.id}]))
