@@ -198,17 +198,45 @@ _process_tracer: GenAITracer | None = None
 _task_tracer: ContextVar[GenAITracer | None] = ContextVar("harness_gen_ai_task_tracer", default=None)
 
 
+_NO_TRACER = BaseCallbackHandler()
+
+
+class _ToTracer:
+    """An ``on_*`` hook of ``_Dispatch``: the current tracer's, else the base handler's no-op."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __get__(self, dispatch: object, owner: type | None = None) -> Any:
+        tracer = current_tracer()
+        return getattr(_NO_TRACER if tracer is None else tracer, self._name)
+
+
+class _IgnoredWithoutTracer:
+    """An ``ignore_*`` flag of ``_Dispatch``: LangChain skips the event's hook while no tracer would see it."""
+
+    __slots__ = ()
+
+    def __get__(self, dispatch: object, owner: type | None = None) -> bool:
+        return current_tracer() is None
+
+
 class _Dispatch(BaseCallbackHandler):
-    """What LangChain's hook adds to every run: the task's tracer, else the process's, else nothing."""
+    """What LangChain's hook adds to every run: the task's tracer, else the process's, else nothing. Only its
+    ``on_*`` hooks and ``ignore_*`` flags look the tracer up (LangChain reads them per event, a model's chunk
+    included); its other attributes are plain ones."""
 
     run_inline = True
 
-    def __getattribute__(self, name: str) -> Any:
-        if name.startswith("on_"):
-            tracer = current_tracer()
-            if tracer is not None:
-                return getattr(tracer, name)
-        return super().__getattribute__(name)
+
+for _name in dir(BaseCallbackHandler):
+    if _name.startswith("on_"):
+        setattr(_Dispatch, _name, _ToTracer(_name))
+    elif _name.startswith("ignore_"):
+        setattr(_Dispatch, _name, _IgnoredWithoutTracer())
+del _name
 
 
 _DISPATCH = _Dispatch()
