@@ -36,7 +36,7 @@ async def list_approvals(
     request: Request[Any, Any, Any], runs: NamedDependency[RunRegistry], principal: NamedDependency[Principal]
 ) -> PendingApprovals:
     threads = narrowed_threads(request.scope, runs.threads)
-    pending = await runs.pending_approvals(principal)
+    pending = await runs.approvals.pending_approvals(principal)
     return PendingApprovals(
         approvals=[approval for approval in pending if not await threads.hides(approval.session_id)]
     )

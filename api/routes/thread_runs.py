@@ -229,7 +229,7 @@ async def cancel_thread_run(
 ) -> Response[Any]:
     runs, principal, found = services.runs, services.principal, run.found
     if action == "rollback":
-        await runs.cancel_rolling_back(found, principal)
+        await runs.multitask.cancel_rolling_back(found, principal)
         return Response(None, status_code=200 if wait else 202)
     cursor = found.current_snapshot().last_seq
     await runs.cancel(found, principal)
