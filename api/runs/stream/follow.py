@@ -32,11 +32,7 @@ if TYPE_CHECKING:
     from api.runs.stream.frames import EnvelopeEncoder
     from contracts import RunSnapshot
 
-__all__ = ("FIRST_WRITE", "LiveEvents", "ReplaySource", "RunStreams", "StreamEncoder")
-
-FIRST_WRITE = 16
-"""The events a stream's first write holds at most: a reconnect far behind sees its first events without waiting
-for the whole replay to be encoded."""
+__all__ = ("LiveEvents", "ReplaySource", "RunStreams", "StreamEncoder")
 
 
 class StreamEncoder(Protocol):
@@ -133,17 +129,8 @@ class RunStreams:
                 if held:
                     events, cursor = await self._with_gaps(run_id, held, cursor)
                     del held
-                    ended = False
-                    if opening and len(events) > FIRST_WRITE:
-                        # a reconnect's replay: its first events go out before the rest is encoded
-                        first, events = events[:FIRST_WRITE], events[FIRST_WRITE:]
-                        data, opening = opening + encoder.encode(first), b""
-                        ended = encoder.finished(first)
-                        del first
-                        yield data
-                        del data
                     data = encoder.encode(events)
-                    ended = encoder.finished(events) or ended
+                    ended = encoder.finished(events)
                     del events  # a stream held open on a paused run must not keep its replay alive
                     if opening:
                         data, opening = opening + data, b""
